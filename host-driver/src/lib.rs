@@ -1,1 +1,12 @@
+//! `offload-driver`: the host library of the storage-networking offload.
+//!
+//! It is the exact software model of every protocol the FPGA blocks implement (the reference
+//! the hardware is checked against, cycle by cycle, in `offload-sim`), and the library users
+//! link: CRCs, MPA (RFC 5044) framing, deframing and startup, MCTP packets and bindings,
+//! NVMe-MI messages. [`Offload`] is the seam between software and hardware.
+
 pub mod crc;
+pub mod mpa;
+pub mod offload;
+
+pub use offload::{Offload, OffloadError, SoftwareOffload};

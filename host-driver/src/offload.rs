@@ -1,0 +1,70 @@
+//! The [`Offload`] trait: one interface over the software model, the Verilated model of the
+//! Verilog (`offload-sim`) and a real board, so that every user of the library, every test and
+//! the `offload` CLI can run the same work through any backend and compare the bytes.
+
+use crate::crc::CrcKind;
+use crate::mpa::{FramingConfig, MpaError};
+
+/// Why an offload operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum OffloadError {
+    /// The backend has no block for this operation (yet): nothing was done.
+    #[error("backend `{backend}` does not offload {operation}")]
+    Unsupported { backend: &'static str, operation: &'static str },
+    #[error(transparent)]
+    Mpa(#[from] MpaError),
+    /// The backend itself failed (model build missing, device error, protocol violation of
+    /// the hardware against its own contract).
+    #[error("backend `{backend}`: {message}")]
+    Backend { backend: &'static str, message: String },
+}
+
+/// Work the hardware blocks do, as one interface.
+pub trait Offload {
+    /// Short backend name as the CLI spells it (`sw`, `sim`, `ok`).
+    fn backend(&self) -> &'static str;
+
+    /// CRC of a whole buffer.
+    fn crc(&mut self, kind: CrcKind, data: &[u8]) -> Result<u64, OffloadError>;
+
+    /// Frames ULPDUs into the MPA FPDU byte stream, the first output octet sitting at
+    /// `start_offset` octets after the start of Full Operation (Markers land where the offset is
+    /// a multiple of 512).
+    fn mpa_frame(
+        &mut self,
+        config: &FramingConfig,
+        start_offset: u64,
+        ulpdus: &[Vec<u8>],
+    ) -> Result<Vec<u8>, OffloadError> {
+        let _ = (config, start_offset, ulpdus);
+        Err(OffloadError::Unsupported { backend: self.backend(), operation: "MPA framing" })
+    }
+}
+
+/// The pure-software backend: the reference model itself.
+#[derive(Debug, Default, Clone)]
+pub struct SoftwareOffload;
+
+impl Offload for SoftwareOffload {
+    fn backend(&self) -> &'static str {
+        "sw"
+    }
+
+    fn crc(&mut self, kind: CrcKind, data: &[u8]) -> Result<u64, OffloadError> {
+        Ok(kind.checksum(data))
+    }
+
+    fn mpa_frame(
+        &mut self,
+        config: &FramingConfig,
+        start_offset: u64,
+        ulpdus: &[Vec<u8>],
+    ) -> Result<Vec<u8>, OffloadError> {
+        let mut framer = crate::mpa::Framer::new(*config, start_offset)?;
+        let mut out = Vec::new();
+        for u in ulpdus {
+            framer.frame(u, &mut out)?;
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,35 @@
+//! Subcommands of the `offload` CLI, one file each.
+
+mod crc;
+mod io;
+mod mctp;
+mod mpa;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(name = "offload", version, about = "Storage-networking offload for FPGA SmartNICs")]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// CRC of a file (or stdin): CRC-32C, CRC-32, CRC-8 (SMBus PEC), CRC-16 (MCTP serial FCS).
+    Crc(crc::CrcArgs),
+    /// MPA (RFC 5044) framing, deframing and captures.
+    #[command(subcommand)]
+    Mpa(mpa::MpaCommand),
+    /// MCTP packets (DSP0236) with the SMBus binding and the NVMe-MI integrity check.
+    #[command(subcommand)]
+    Mctp(mctp::MctpCommand),
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Crc(a) => crc::run(a),
+        Command::Mpa(c) => mpa::run(c),
+        Command::Mctp(c) => mctp::run(c),
+    }
+}
