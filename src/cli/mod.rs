@@ -4,6 +4,8 @@ mod crc;
 mod io;
 mod mctp;
 mod mpa;
+mod records;
+mod tcp_capture;
 
 use clap::{Parser, Subcommand};
 

@@ -1,0 +1,117 @@
+//! The `offload mpa` command forms, run as a user would: records in, FPDUs out and back, the
+//! RFC 5044 Figure 5 FPDU, errors that name the offset, and captures decoded by tshark.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn offload(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_offload"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn offload");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn records(ulpdus: &[Vec<u8>]) -> Vec<u8> {
+    ulpdus.iter().flat_map(|u| (u.len() as u16).to_be_bytes().into_iter().chain(u.iter().copied())).collect()
+}
+
+fn figure5_ulpdu() -> Vec<u8> {
+    let mut u = vec![0x41, 0x43, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0];
+    u.extend_from_slice(&[0; 24]);
+    u
+}
+
+#[test]
+fn frame_gives_rfc5044_figure5_and_deframe_inverts_it() {
+    let out = offload(&["mpa", "frame"], &records(&[figure5_ulpdu()]));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.stdout.len(), 52);
+    assert_eq!(&out.stdout[..6], &[0, 0, 0, 0, 0, 0x2a]);
+    assert_eq!(&out.stdout[48..], &[0x52, 0x23, 0x99, 0x83]);
+    let back = offload(&["mpa", "deframe"], &out.stdout);
+    assert!(back.status.success());
+    assert_eq!(back.stdout, records(&[figure5_ulpdu()]));
+}
+
+#[test]
+fn round_trip_all_options() {
+    let ulpdus: Vec<Vec<u8>> = (1..40usize).map(|n| (0..n * 37).map(|i| (i * n) as u8).collect()).collect();
+    for opts in [vec![], vec!["--no-markers"], vec!["--no-crc"], vec!["--offset", "1000"], vec!["--no-markers", "--offset", "8"]] {
+        let mut fa = vec!["mpa", "frame"];
+        fa.extend(&opts);
+        let framed = offload(&fa, &records(&ulpdus));
+        assert!(framed.status.success(), "{opts:?}: {}", String::from_utf8_lossy(&framed.stderr));
+        let mut da = vec!["mpa", "deframe"];
+        da.extend(&opts);
+        let back = offload(&da, &framed.stdout);
+        assert!(back.status.success(), "{opts:?}: {}", String::from_utf8_lossy(&back.stderr));
+        assert_eq!(back.stdout, records(&ulpdus), "{opts:?}");
+    }
+}
+
+#[test]
+fn bad_input_is_one_line_error_and_no_output() {
+    let framed = offload(&["mpa", "frame"], &records(&[figure5_ulpdu(), figure5_ulpdu()])).stdout;
+    let mut bad = framed.clone();
+    bad[52 + 10] ^= 0x80; // inside the second FPDU, which starts at offset 52
+    let out = offload(&["mpa", "deframe"], &bad);
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty(), "no partial output");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("offset 52") && err.contains("CRC"), "{err}");
+
+    for (args, input) in [
+        (vec!["mpa", "frame"], vec![0u8, 5, 1, 2]),           // truncated record
+        (vec!["mpa", "frame"], vec![0u8, 0]),                 // empty ULPDU
+        (vec!["mpa", "frame", "--offset", "6"], vec![0, 1, 1]), // misaligned offset
+        (vec!["mpa", "deframe"], framed[..framed.len() - 2].to_vec()),
+    ] {
+        let out = offload(&args, &input);
+        assert!(!out.status.success(), "{args:?} accepted");
+        assert!(out.stdout.is_empty());
+        assert!(String::from_utf8_lossy(&out.stderr).starts_with("offload: error:"));
+    }
+}
+
+/// Runs tshark over a capture and returns its verbose text. Fails (does not skip) when tshark is
+/// missing: `.ci/run` installs it.
+fn tshark_verbose(path: &std::path::Path) -> String {
+    let out = Command::new("tshark")
+        .args(["-r", path.to_str().unwrap(), "-V"])
+        .output()
+        .expect("tshark is required for this test: apt-get install tshark");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn pcap_decodes_in_wireshark_with_good_crcs() {
+    let dir = std::env::temp_dir().join(format!("offload-cli-mpa-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, extra, fpdus) in [("markers", vec![], 2 * 24), ("plain", vec!["--no-markers"], 2 * 24)] {
+        let path = dir.join(format!("{name}.pcap"));
+        let mut args = vec!["mpa", "pcap", "--out", path.to_str().unwrap(), "--count", "24", "--seed", "7"];
+        args.extend(extra);
+        let out = offload(&args, b"");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = tshark_verbose(&path);
+        assert!(text.contains("MPA Request Frame") || text.contains("Request frame"), "no MPA Request decoded");
+        assert_eq!(text.matches("(Good CRC32)").count(), fpdus, "{name}: every FPDU with a good CRC");
+        assert!(!text.contains("Bad CRC") && !text.contains("Malformed"), "{name}");
+        if name == "markers" {
+            assert!(text.contains("FPDU back pointer"), "Markers decoded");
+        }
+    }
+    // Records given on stdin are carried both ways.
+    let path = dir.join("records.pcap");
+    let out = offload(&["mpa", "pcap", "--out", path.to_str().unwrap()], &records(&[figure5_ulpdu(), figure5_ulpdu()]));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(tshark_verbose(&path).matches("(Good CRC32)").count(), 4);
+    std::fs::remove_dir_all(&dir).ok();
+}
