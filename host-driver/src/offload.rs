@@ -13,6 +13,8 @@ pub enum OffloadError {
     Unsupported { backend: &'static str, operation: &'static str },
     #[error(transparent)]
     Mpa(#[from] MpaError),
+    #[error(transparent)]
+    Mctp(#[from] crate::mctp::MctpError),
     /// The backend itself failed (model build missing, device error, protocol violation of
     /// the hardware against its own contract).
     #[error("backend `{backend}`: {message}")]
@@ -23,6 +25,12 @@ pub enum OffloadError {
 pub trait Offload {
     /// Short backend name as the CLI spells it (`sw`, `sim`, `ok`).
     fn backend(&self) -> &'static str;
+
+    /// Clock cycles the hardware has run so far (`None` for software): lets callers report
+    /// octets per clock for any backend without knowing which it is.
+    fn cycles(&self) -> Option<u64> {
+        None
+    }
 
     /// CRC of a whole buffer.
     fn crc(&mut self, kind: CrcKind, data: &[u8]) -> Result<u64, OffloadError>;
@@ -38,6 +46,17 @@ pub trait Offload {
     ) -> Result<Vec<u8>, OffloadError> {
         let _ = (config, start_offset, ulpdus);
         Err(OffloadError::Unsupported { backend: self.backend(), operation: "MPA framing" })
+    }
+
+    /// Splits an MCTP message into packets (optionally MIC-protected and SMBus-framed), as
+    /// the hardware MCTP packetizer does; returns one frame per packet.
+    fn mctp_transmit(
+        &mut self,
+        request: &crate::mctp::TxRequest,
+        message: &[u8],
+    ) -> Result<Vec<Vec<u8>>, OffloadError> {
+        let _ = (request, message);
+        Err(OffloadError::Unsupported { backend: self.backend(), operation: "MCTP packetizing" })
     }
 }
 
@@ -66,5 +85,13 @@ impl Offload for SoftwareOffload {
             framer.frame(u, &mut out)?;
         }
         Ok(out)
+    }
+
+    fn mctp_transmit(
+        &mut self,
+        request: &crate::mctp::TxRequest,
+        message: &[u8],
+    ) -> Result<Vec<Vec<u8>>, OffloadError> {
+        Ok(crate::mctp::transmit(request, message)?)
     }
 }

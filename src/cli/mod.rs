@@ -1,6 +1,7 @@
 //! Subcommands of the `offload` CLI, one file each.
 
 mod crc;
+mod demo;
 mod io;
 mod mctp;
 mod mpa;
@@ -20,6 +21,8 @@ pub struct Cli {
 enum Command {
     /// CRC of a file (or stdin): CRC-32C, CRC-32, CRC-8 (SMBus PEC), CRC-16 (MCTP serial FCS).
     Crc(crc::CrcArgs),
+    /// The main job: sample traffic through every backend, checked against the software model.
+    Demo(demo::DemoArgs),
     /// MPA (RFC 5044) framing, deframing and captures.
     #[command(subcommand)]
     Mpa(mpa::MpaCommand),
@@ -31,6 +34,7 @@ enum Command {
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Crc(a) => crc::run(a),
+        Command::Demo(a) => demo::run(a),
         Command::Mpa(c) => mpa::run(c),
         Command::Mctp(c) => mctp::run(c),
     }

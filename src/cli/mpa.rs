@@ -116,17 +116,8 @@ fn pcap(a: PcapArgs) -> anyhow::Result<()> {
     let (client_ulpdus, server_ulpdus, mulpdu) = if given.is_empty() {
         let mulpdu = mulpdu_for_emss(1460, markers);
         let mut rng = rand::rngs::StdRng::seed_from_u64(a.seed);
-        let mut gen = |n: usize| -> Vec<Vec<u8>> {
-            (0..n)
-                .map(|i| {
-                    let len = rng.gen_range(1..=mulpdu - 18);
-                    let payload: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
-                    ddp_send(i as u32 + 1, &payload)
-                })
-                .collect()
-        };
-        let c = gen(a.count);
-        let s = gen(a.count);
+        let c = random_ddp_sends(&mut rng, a.count, mulpdu);
+        let s = random_ddp_sends(&mut rng, a.count, mulpdu);
         (c, s, mulpdu)
     } else {
         if let Some(bad) = given.iter().position(|u| u.is_empty() || u.len() > MAX_ULPDU) {
@@ -136,9 +127,25 @@ fn pcap(a: PcapArgs) -> anyhow::Result<()> {
         (given.clone(), given, MAX_ULPDU)
     };
 
+    let (c, sv) = write_capture(&a.out, markers, &client_ulpdus, &server_ulpdus, mulpdu)?;
+    eprintln!("wrote {}: {c} + {sv} FPDUs, markers {}, CRC on", a.out.display(), if markers { "on" } else { "off" });
+    Ok(())
+}
+
+/// Writes a pcap of a whole MPA connection (handshake, Request/Reply, the FPDUs of both sides
+/// interleaved, FIN) and returns the FPDU counts of each side. Each TCP segment carries one
+/// whole FPDU, as MPA-aware senders send them, so Wireshark can check every CRC.
+pub(super) fn write_capture(
+    path: &std::path::Path,
+    markers: bool,
+    client_ulpdus: &[Vec<u8>],
+    server_ulpdus: &[Vec<u8>],
+    mulpdu: usize,
+) -> anyhow::Result<(u64, u64)> {
     let local = LocalParams { markers, crc: true, private_data: Vec::new() };
     let mut initiator = Startup::initiator(local.clone())?;
     let mut responder = Startup::responder(local)?;
+    // Port 34567: no Wireshark dissector claims it, so the iwarp_mpa heuristic runs.
     let mut cap = TcpCapture::open(40001, 34567)?;
     let request = initiator.transmit();
     cap.send(Side::Client, &request)?;
@@ -166,13 +173,17 @@ fn pcap(a: PcapArgs) -> anyhow::Result<()> {
         }
     }
     let bytes = cap.finish()?;
-    std::fs::write(&a.out, bytes).with_context(|| format!("writing {}", a.out.display()))?;
-    eprintln!(
-        "wrote {}: {} + {} FPDUs, markers {}, CRC on",
-        a.out.display(),
-        client.fpdus(),
-        server.fpdus(),
-        if markers { "on" } else { "off" }
-    );
-    Ok(())
+    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))?;
+    Ok((client.fpdus(), server.fpdus()))
+}
+
+/// Random DDP untagged Sends that fit `mulpdu`, MSN counting from 1.
+pub(super) fn random_ddp_sends(rng: &mut impl Rng, count: usize, mulpdu: usize) -> Vec<Vec<u8>> {
+    (0..count)
+        .map(|i| {
+            let len = rng.gen_range(1..=mulpdu - 18);
+            let payload: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+            ddp_send(i as u32 + 1, &payload)
+        })
+        .collect()
 }
