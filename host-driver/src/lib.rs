@@ -6,7 +6,9 @@
 //! NVMe-MI messages. [`Offload`] is the seam between software and hardware.
 
 pub mod crc;
+pub mod mctp;
 pub mod mpa;
+pub mod nvme_mi;
 pub mod offload;
 
 pub use offload::{Offload, OffloadError, SoftwareOffload};
