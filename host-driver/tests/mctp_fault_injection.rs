@@ -149,6 +149,7 @@ fn short_messages_unique_keys_never_deliver_a_wrong_message() {
         total_delivered += got.len();
         total_dropped += r.stats().dropped();
         total_full += r.stats().contexts_full;
+    }
     // The faults did bite, and most messages still got through.
     assert!(total_dropped > 500, "dropped {total_dropped}");
     assert!(total_full > 0, "the context bound was never reached");
