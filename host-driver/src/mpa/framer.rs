@@ -62,6 +62,7 @@ impl Framer {
             return Err(MpaError::UlpduLength { len, mulpdu: self.config.mulpdu });
         }
         let begin = out.len();
+        out.reserve(super::fpdu_wire_len(len, self.offset, self.config.markers));
         let header = (len as u16).to_be_bytes();
         let pad = [0u8; 3];
         let mut w = Writer { out, offset: self.offset, markers: self.config.markers, fpdu_start: None };
