@@ -1,10 +1,244 @@
-//! `offload mctp packetize|reassemble` (placeholder until the MCTP layer lands).
+//! `offload mctp packetize|reassemble`: MCTP packets (DSP0236), optionally protected by the
+//! NVMe-MI MIC and wrapped in the SMBus binding (DSP0237), as lines of lowercase hex.
 
-use clap::Subcommand;
+use super::io::{read_input, write_stdout};
+use anyhow::{bail, Context};
+use clap::{Args, Subcommand};
+use offload_driver::mctp::{
+    receive, Binding, ReassemblyConfig, RxError, RxRequest, SmbusAddresses, TxConfig, TxRequest,
+};
+use offload_driver::{Offload, SoftwareOffload};
 
 #[derive(Subcommand, Debug)]
-pub enum MctpCommand {}
+pub enum MctpCommand {
+    /// Message on stdin (first octet IC·message type) → one packet per line, lowercase hex.
+    Packetize(PacketizeArgs),
+    /// Hex lines on stdin (one packet, or SMBus frame, per line) → the message on stdout.
+    Reassemble(ReassembleArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct PacketizeArgs {
+    /// Source EID (decimal or 0x-hex).
+    #[arg(long, value_parser = parse_u8)]
+    src: u8,
+    /// Destination EID.
+    #[arg(long, value_parser = parse_u8)]
+    dst: u8,
+    /// Message tag, 0..=7.
+    #[arg(long, value_parser = parse_u8)]
+    tag: u8,
+    /// Set the Tag Owner bit (requests).
+    #[arg(long)]
+    to: bool,
+    /// Payload octets per packet (64..=251; at most 250 with SMBus).
+    #[arg(long, value_parser = parse_usize, default_value = "64")]
+    mtu: usize,
+    /// Sequence number of the first packet, 0..=3.
+    #[arg(long, value_parser = parse_u8, default_value = "0")]
+    seq: u8,
+    /// Append the NVMe-MI Message Integrity Check (CRC-32C, little-endian); the IC bit of the
+    /// first octet must be set.
+    #[arg(long)]
+    ic: bool,
+    /// Wrap each packet in the SMBus binding: this side's 7-bit slave address.
+    #[arg(long, value_parser = parse_u8, requires = "smbus_dst")]
+    smbus_src: Option<u8>,
+    /// The receiver's 7-bit slave address.
+    #[arg(long, value_parser = parse_u8, requires = "smbus_src")]
+    smbus_dst: Option<u8>,
+}
+
+#[derive(Args, Debug)]
+pub struct ReassembleArgs {
+    /// Verify and strip the NVMe-MI MIC (out-of-band limit: 4224 octets with the MIC).
+    #[arg(long)]
+    ic: bool,
+    /// Each line is an SMBus binding frame: check and strip it (PEC included).
+    #[arg(long)]
+    smbus: bool,
+}
 
 pub fn run(c: MctpCommand) -> anyhow::Result<()> {
-    match c {}
+    match c {
+        MctpCommand::Packetize(a) => packetize(a),
+        MctpCommand::Reassemble(a) => reassemble(a),
+    }
+}
+
+fn packetize(a: PacketizeArgs) -> anyhow::Result<()> {
+    let message = read_input(None)?;
+    let smbus = match (a.smbus_src, a.smbus_dst) {
+        (Some(src), Some(dst)) => Some(SmbusAddresses { src, dst }),
+        _ => None,
+    };
+    let request = TxRequest {
+        config: TxConfig {
+            src: a.src,
+            dst: a.dst,
+            tag: a.tag,
+            tag_owner: a.to,
+            mtu: a.mtu,
+            start_seq: a.seq,
+        },
+        append_mic: a.ic,
+        smbus,
+    };
+    let frames = SoftwareOffload
+        .mctp_transmit(&request, &message)
+        .context("packetizing")?;
+    let mut out = String::with_capacity(frames.iter().map(|f| f.len() * 2 + 1).sum());
+    for f in &frames {
+        out.push_str(&to_hex(f));
+        out.push('\n');
+    }
+    write_stdout(out.as_bytes())
+}
+
+fn reassemble(a: ReassembleArgs) -> anyhow::Result<()> {
+    let input = read_input(None)?;
+    let text = std::str::from_utf8(&input).context("stdin is not text (expected hex lines)")?;
+    let mut frames = Vec::new();
+    let mut lines = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let hex: String = line.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+        if hex.is_empty() {
+            continue;
+        }
+        frames.push(from_hex(&hex).with_context(|| format!("line {}", i + 1))?);
+        lines.push(i + 1);
+    }
+    if frames.is_empty() {
+        bail!("no packets on stdin");
+    }
+    let request = RxRequest {
+        reassembly: if a.ic {
+            ReassemblyConfig::nvme_mi()
+        } else {
+            ReassemblyConfig::default()
+        },
+        binding: if a.smbus {
+            Binding::Smbus
+        } else {
+            Binding::Raw
+        },
+        verify_mic: a.ic,
+    };
+    let report = receive(&request, &frames)?;
+    let describe = |p: &offload_driver::mctp::RxProblem| {
+        let what = match &p.error {
+            RxError::Binding(_) => "frame rejected",
+            RxError::Dropped(_) => "packet dropped",
+            RxError::Integrity { .. } => "message rejected",
+        };
+        format!("line {}: {what}: {}", lines[p.frame], p.error)
+    };
+    match report.messages.len() {
+        1 => {
+            // A message came through; anything else dropped on the way is reported, not fatal,
+            // as a receiver drops bad packets and keeps going (DSP0236 §8.9).
+            for p in &report.problems {
+                eprintln!("offload: warning: {}", describe(p));
+            }
+            for k in &report.open_contexts {
+                eprintln!(
+                    "offload: warning: incomplete message from EID {} to EID {} tag {} left over",
+                    k.src, k.dst, k.tag
+                );
+            }
+            write_stdout(&report.messages[0].bytes)
+        }
+        0 => {
+            let why = match report.problems.first() {
+                Some(p) if report.problems.len() > 1 => {
+                    format!(
+                        "{} (and {} more problems)",
+                        describe(p),
+                        report.problems.len() - 1
+                    )
+                }
+                Some(p) => describe(p),
+                None => "the message has no end-of-message packet".to_string(),
+            };
+            bail!(
+                "no complete valid message in {} packets: {why}",
+                frames.len()
+            )
+        }
+        n => bail!("{n} messages reassembled; reassemble outputs exactly one"),
+    }
+}
+
+fn to_hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        s.push(DIGITS[(b >> 4) as usize] as char);
+        s.push(DIGITS[(b & 15) as usize] as char);
+    }
+    s
+}
+
+fn from_hex(s: &str) -> anyhow::Result<Vec<u8>> {
+    if s.len() % 2 != 0 {
+        bail!("odd number of hex digits ({})", s.len());
+    }
+    s.as_bytes()
+        .chunks(2)
+        .enumerate()
+        .map(|(i, pair)| {
+            let digit = |c: u8| (c as char).to_digit(16);
+            match (digit(pair[0]), digit(pair[1])) {
+                (Some(h), Some(l)) => Ok((h * 16 + l) as u8),
+                _ => bail!(
+                    "not a hex octet at column {}: {:?}",
+                    i * 2 + 1,
+                    String::from_utf8_lossy(pair)
+                ),
+            }
+        })
+        .collect()
+}
+
+/// A number in decimal or `0x` hex.
+fn parse_number(s: &str) -> Result<u64, String> {
+    let r = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => s.parse::<u64>(),
+    };
+    r.map_err(|_| format!("`{s}` is not a decimal or 0x-hex number"))
+}
+
+fn parse_u8(s: &str) -> Result<u8, String> {
+    let v = parse_number(s)?;
+    u8::try_from(v).map_err(|_| format!("{s} does not fit in one octet"))
+}
+
+fn parse_usize(s: &str) -> Result<usize, String> {
+    let v = parse_number(s)?;
+    usize::try_from(v).map_err(|_| format!("{s} is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers() {
+        assert_eq!(parse_u8("0x1d"), Ok(0x1D));
+        assert_eq!(parse_u8("29"), Ok(29));
+        assert_eq!(parse_u8("0XFF"), Ok(255));
+        assert!(parse_u8("256").is_err());
+        assert!(parse_u8("0x").is_err());
+        assert!(parse_u8("-1").is_err());
+        assert_eq!(parse_usize("0x40"), Ok(64));
+    }
+
+    #[test]
+    fn hex() {
+        assert_eq!(to_hex(&[0x01, 0xAB, 0x00]), "01ab00");
+        assert_eq!(from_hex("01AbFF").unwrap(), vec![0x01, 0xAB, 0xFF]);
+        assert!(from_hex("abc").is_err());
+        assert!(from_hex("zz").unwrap_err().to_string().contains("column 1"));
+    }
 }

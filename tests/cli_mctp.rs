@@ -1,0 +1,250 @@
+//! The `offload mctp` command forms, run as a user would: packetize → reassemble round trips
+//! (plain, with the NVMe-MI MIC, with the SMBus binding) and corrupted input failing cleanly.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn offload(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_offload"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn offload");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn ok(out: &Output) -> &[u8] {
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    &out.stdout
+}
+
+fn nvme_mi_message(len: usize) -> Vec<u8> {
+    std::iter::once(0x84)
+        .chain((1..len).map(|i| (i * 37 + 11) as u8))
+        .collect()
+}
+
+#[test]
+fn packetize_then_reassemble_round_trips() {
+    let msg = nvme_mi_message(300);
+    let cases: [(&[&str], &[&str]); 3] = [
+        (&["--src", "8", "--dst", "0x1d", "--tag", "3", "--to"], &[]),
+        (
+            &[
+                "--src", "0x08", "--dst", "29", "--tag", "0", "--mtu", "100", "--seq", "3", "--ic",
+            ],
+            &["--ic"],
+        ),
+        (
+            &[
+                "--src",
+                "8",
+                "--dst",
+                "29",
+                "--tag",
+                "7",
+                "--to",
+                "--ic",
+                "--smbus-src",
+                "0x10",
+                "--smbus-dst",
+                "0x1d",
+            ],
+            &["--ic", "--smbus"],
+        ),
+    ];
+    for (tx, rx) in cases {
+        let args: Vec<&str> = ["mctp", "packetize"].iter().chain(tx).copied().collect();
+        let out = offload(&args, &msg);
+        let text = String::from_utf8(ok(&out).to_vec()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for l in &lines {
+            assert!(
+                l.bytes()
+                    .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c)),
+                "{l}"
+            );
+        }
+        let args: Vec<&str> = ["mctp", "reassemble"].iter().chain(rx).copied().collect();
+        let back = offload(&args, text.as_bytes());
+        assert_eq!(ok(&back), &msg[..], "{tx:?}");
+        assert!(
+            back.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&back.stderr)
+        );
+    }
+
+    // The exact bytes of a small case: 0x84 0x08 0x00 0x00 from EID 8 to 29, tag 3, TO.
+    let out = offload(
+        &[
+            "mctp",
+            "packetize",
+            "--src",
+            "8",
+            "--dst",
+            "29",
+            "--tag",
+            "3",
+            "--to",
+        ],
+        &[0x84, 8, 0, 0],
+    );
+    // Header 01 · dst 1d · src 08 · SOM|EOM|TO|tag 3 = cb, then the message.
+    assert_eq!(ok(&out), b"011d08cb84080000\n");
+    // With --ic, the MIC is the CRC-32C of the message, low byte first; with SMBus, framed.
+    let out = offload(
+        &[
+            "mctp",
+            "packetize",
+            "--src",
+            "8",
+            "--dst",
+            "29",
+            "--tag",
+            "3",
+            "--to",
+            "--ic",
+            "--smbus-src",
+            "16",
+            "--smbus-dst",
+            "29",
+        ],
+        &[0x84, 8, 0, 0],
+    );
+    let line = String::from_utf8(ok(&out).to_vec()).unwrap();
+    // 3a 0f count=1+4+8=0d 21 | 01 1d 08 cb | 84 08 00 00 | MIC(4) | PEC
+    assert!(line.starts_with("3a0f0d21011d08cb84080000"), "{line}");
+    assert_eq!(line.trim_end().len(), (4 + 4 + 8 + 1) * 2);
+}
+
+#[test]
+fn corrupted_or_bad_input_fails_with_one_line() {
+    let msg = nvme_mi_message(200);
+    let tx = [
+        "mctp",
+        "packetize",
+        "--src",
+        "8",
+        "--dst",
+        "29",
+        "--tag",
+        "1",
+        "--ic",
+        "--smbus-src",
+        "16",
+        "--smbus-dst",
+        "29",
+    ];
+    let text = String::from_utf8(ok(&offload(&tx, &msg)).to_vec()).unwrap();
+    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 4);
+
+    let check_fails = |args: &[&str], input: &str, needle: &str| {
+        let out = offload(args, input.as_bytes());
+        assert!(!out.status.success(), "{args:?} succeeded on {input:?}");
+        assert!(out.stdout.is_empty(), "partial output: {:?}", out.stdout);
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(needle), "{err:?} lacks {needle:?}");
+    };
+
+    // A flipped payload octet in the second frame: its PEC fails, the message is incomplete.
+    let mut bad = lines.clone();
+    let b = u8::from_str_radix(&bad[1][20..22], 16).unwrap() ^ 0x01;
+    bad[1].replace_range(20..22, &format!("{b:02x}"));
+    check_fails(
+        &["mctp", "reassemble", "--ic", "--smbus"],
+        &bad.join("\n"),
+        "line 2: frame rejected: SMBus PEC",
+    );
+
+    // The same flip without SMBus protection is caught by the MIC.
+    let raw: Vec<String> = lines
+        .iter()
+        .map(|l| l[8..l.len() - 2].to_string())
+        .collect();
+    let mut bad = raw.clone();
+    let b = u8::from_str_radix(&bad[2][20..22], 16).unwrap() ^ 0x80;
+    bad[2].replace_range(20..22, &format!("{b:02x}"));
+    check_fails(
+        &["mctp", "reassemble", "--ic"],
+        &bad.join("\n"),
+        "MIC mismatch",
+    );
+    assert!(
+        ok(&offload(
+            &["mctp", "reassemble", "--ic"],
+            raw.join("\n").as_bytes()
+        )) == &msg[..]
+    );
+
+    // A missing middle packet: bad sequence.
+    let gap = [raw[0].as_str(), raw[2].as_str(), raw[3].as_str()].join("\n");
+    check_fails(&["mctp", "reassemble", "--ic"], &gap, "sequence");
+    // No end of message.
+    check_fails(
+        &["mctp", "reassemble", "--ic"],
+        &raw[..3].join("\n"),
+        "no complete valid message",
+    );
+    // Not hex, odd length, empty.
+    check_fails(&["mctp", "reassemble"], "01xx\n", "line 1");
+    check_fails(
+        &["mctp", "reassemble"],
+        "\n011d08c\n",
+        "line 2: odd number of hex digits",
+    );
+    check_fails(&["mctp", "reassemble"], "", "no packets");
+    // Packetize errors: empty message, IC bit clear with --ic, bad tag, MTU too large for SMBus.
+    let pk = [
+        "mctp",
+        "packetize",
+        "--src",
+        "8",
+        "--dst",
+        "29",
+        "--tag",
+        "1",
+    ];
+    let out = offload(&pk, b"");
+    assert!(!out.status.success() && out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("empty message"));
+    let out = offload(&[&pk[..], &["--ic"]].concat(), &[0x04, 8, 0, 0]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("IC bit"));
+    let out = offload(
+        &[
+            "mctp",
+            "packetize",
+            "--src",
+            "8",
+            "--dst",
+            "29",
+            "--tag",
+            "9",
+        ],
+        &msg,
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("tag 9"));
+    let out = offload(
+        &[
+            &pk[..],
+            &["--mtu", "251", "--smbus-src", "1", "--smbus-dst", "2"],
+        ]
+        .concat(),
+        &msg,
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("SMBus"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+}
