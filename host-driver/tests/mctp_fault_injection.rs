@@ -9,6 +9,7 @@
 //! - beyond that (long messages, keys reused back to back), MCTP alone can deliver a wrong
 //!   message — e.g. after losing exactly four middle packets — and the NVMe-MI MIC is what
 //!   rejects it: every delivered message whose MIC verifies must equal one that was sent.
+//!
 //! In both, contexts and buffered octets stay within the configured bounds throughout.
 
 use offload_driver::mctp::{

@@ -180,7 +180,7 @@ fn to_hex(bytes: &[u8]) -> String {
 }
 
 fn from_hex(s: &str) -> anyhow::Result<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if s.len() & 1 == 1 {
         bail!("odd number of hex digits ({})", s.len());
     }
     s.as_bytes()

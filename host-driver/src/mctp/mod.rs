@@ -156,60 +156,27 @@ pub struct RxReport {
 /// instant (batch input has no timing). Fails only on an invalid config.
 pub fn receive<F: AsRef<[u8]>>(req: &RxRequest, frames: &[F]) -> Result<RxReport, MctpError> {
     let mut r = Reassembler::new(req.reassembly)?;
-    let mut serial = SerialDecoder::new();
+    let mut serial = (req.binding == Binding::Serial).then(SerialDecoder::new);
     let mut messages = Vec::new();
     let mut problems = Vec::new();
-    let mut packets: Vec<Result<Vec<u8>, MctpError>> = Vec::new();
     for (i, f) in frames.iter().enumerate() {
         let f = f.as_ref();
-        packets.clear();
-        match req.binding {
-            Binding::Raw => packets.push(Ok(f.to_vec())),
-            Binding::Smbus => packets.push(
-                smbus::decode(f)
-                    .map(|(_, p)| p.to_vec())
-                    .map_err(MctpError::from),
-            ),
-            Binding::Serial => packets.extend(
-                serial
-                    .feed(f)
-                    .into_iter()
-                    .map(|r| r.map_err(MctpError::from)),
-            ),
-        }
-        for p in packets.drain(..) {
-            let p = match p {
-                Ok(p) => p,
-                Err(e) => {
-                    problems.push(RxProblem {
-                        frame: i,
-                        error: RxError::Binding(e),
-                    });
-                    continue;
+        let mut take = |p: Result<&[u8], MctpError>| match p {
+            Ok(p) => push_packet(&mut r, req.verify_mic, i, p, &mut messages, &mut problems),
+            Err(e) => problems.push(RxProblem {
+                frame: i,
+                error: RxError::Binding(e),
+            }),
+        };
+        match &mut serial {
+            None if req.binding == Binding::Smbus => {
+                take(smbus::decode(f).map(|(_, p)| p).map_err(Into::into))
+            }
+            None => take(Ok(f)),
+            Some(d) => {
+                for p in d.feed(f) {
+                    take(p.as_deref().map_err(|e| (*e).into()));
                 }
-            };
-            match r.push(&p, Duration::ZERO) {
-                Outcome::Delivered(mut m) => {
-                    if req.verify_mic {
-                        if let Err(error) = strip_mic(&mut m) {
-                            problems.push(RxProblem {
-                                frame: i,
-                                error: RxError::Integrity {
-                                    src: m.src,
-                                    tag: m.tag,
-                                    error,
-                                },
-                            });
-                            continue;
-                        }
-                    }
-                    messages.push(m);
-                }
-                Outcome::InProgress => {}
-                Outcome::Dropped(reason) => problems.push(RxProblem {
-                    frame: i,
-                    error: RxError::Dropped(reason),
-                }),
             }
         }
     }
@@ -219,6 +186,37 @@ pub fn receive<F: AsRef<[u8]>>(req: &RxRequest, frames: &[F]) -> Result<RxReport
         stats: *r.stats(),
         open_contexts: r.active_keys(),
     })
+}
+
+fn push_packet(
+    r: &mut Reassembler,
+    verify_mic: bool,
+    frame: usize,
+    packet: &[u8],
+    messages: &mut Vec<Message>,
+    problems: &mut Vec<RxProblem>,
+) {
+    match r.push(packet, Duration::ZERO) {
+        Outcome::Delivered(mut m) => {
+            if verify_mic {
+                if let Err(error) = strip_mic(&mut m) {
+                    let error = RxError::Integrity {
+                        src: m.src,
+                        tag: m.tag,
+                        error,
+                    };
+                    problems.push(RxProblem { frame, error });
+                    return;
+                }
+            }
+            messages.push(m);
+        }
+        Outcome::InProgress => {}
+        Outcome::Dropped(reason) => problems.push(RxProblem {
+            frame,
+            error: RxError::Dropped(reason),
+        }),
+    }
 }
 
 fn strip_mic(m: &mut Message) -> Result<(), MctpError> {
