@@ -1,0 +1,22 @@
+//! `offload demo`, the main job, end to end: every backend agrees and the artefacts exist.
+
+use std::process::Command;
+
+#[test]
+fn demo_runs_and_all_backends_agree() {
+    let dir = std::env::temp_dir().join(format!("offload-demo-{}", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_offload"))
+        .args(["demo", "--out", dir.to_str().unwrap(), "--ulpdus", "16"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("all backends agree byte for byte"), "{text}");
+    assert!(!text.contains("DIFFERS"), "{text}");
+    for work in ["MPA frame", "NVMe-MI/MCTP/SMBus", "CRC-32C", "CRC-32 "] {
+        assert!(text.contains(work), "summary lacks {work}: {text}");
+    }
+    let pcap = std::fs::read(dir.join("mpa.pcap")).unwrap();
+    assert_eq!(&pcap[..4], &[0xd4, 0xc3, 0xb2, 0xa1], "a little-endian pcap file");
+    std::fs::remove_dir_all(&dir).ok();
+}
