@@ -1,0 +1,184 @@
+//! The cycle model against the software framer: random ULPDUs, offsets, configurations, input
+//! gaps and output back-pressure, for every width; byte-exact, FPDU boundaries on `tlast`.
+
+use super::model::{keep_mask, MpaTxModel, TxIn};
+use offload_driver::mpa::{FramingConfig, Framer};
+use rand::{Rng, SeedableRng};
+
+/// Runs ULPDUs through the model; returns the output FPDUs (one per `tlast`) and the cycles.
+pub fn run_model(
+    w: usize,
+    cfg: FramingConfig,
+    offset: u16,
+    ulpdus: &[Vec<u8>],
+    p_valid: f64,
+    p_ready: f64,
+    rng: &mut impl Rng,
+) -> (Vec<Vec<u8>>, u64, u32) {
+    let mut m = MpaTxModel::new(w);
+    let mut i = TxIn {
+        reset: true,
+        cfg_markers: cfg.markers,
+        cfg_crc: cfg.crc,
+        cfg_mulpdu: cfg.mulpdu as u16,
+        cfg_offset: offset,
+        s_tdata: vec![0; w],
+        ..TxIn::default()
+    };
+    m.clock(&i);
+    i.reset = false;
+    let beats: Vec<(Vec<u8>, u64, bool, u16)> = ulpdus
+        .iter()
+        .flat_map(|u| {
+            let chunks: Vec<&[u8]> = u.chunks(w).collect();
+            let last = chunks.len() - 1;
+            chunks
+                .into_iter()
+                .enumerate()
+                .map(move |(k, c)| {
+                    let mut d = c.to_vec();
+                    d.resize(w, 0xEE); // junk past tkeep must not leak out
+                    (d, keep_mask(c.len()), k == last, u.len() as u16)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut next = 0;
+    let mut fpdus = Vec::new();
+    let mut cur = Vec::new();
+    let mut cycles = 0u64;
+    let want = ulpdus.iter().filter(|u| !u.is_empty() && u.len() <= cfg.mulpdu).count();
+    while fpdus.len() < want || next < beats.len() {
+        cycles += 1;
+        assert!(cycles < 100_000 + 10 * beats.len() as u64, "stuck: {} of {want} FPDUs", fpdus.len());
+        i.s_tvalid = next < beats.len() && rng.gen_bool(p_valid);
+        if i.s_tvalid {
+            let (d, k, l, len) = &beats[next];
+            i.s_tdata = d.clone();
+            i.s_tkeep = *k;
+            i.s_tlast = *l;
+            i.s_len = *len;
+        } else {
+            // Junk on idle cycles: only tvalid qualifies the rest.
+            i.s_tdata = vec![0xA5; w];
+            i.s_tlast = rng.gen();
+            i.s_len = rng.gen();
+        }
+        i.m_tready = rng.gen_bool(p_ready);
+        let o = m.outputs(&i);
+        if o.m_tvalid && i.m_tready {
+            let bytes = (0..w).filter(|b| o.m_tkeep >> b & 1 != 0).map(|b| o.m_tdata[b]);
+            if !o.m_tlast {
+                assert_eq!(o.m_tkeep, keep_mask(w), "partial tkeep only on tlast");
+            }
+            cur.extend(bytes);
+            if o.m_tlast {
+                fpdus.push(std::mem::take(&mut cur));
+            }
+        }
+        if i.s_tvalid && o.s_tready {
+            next += 1;
+        }
+        m.clock(&i);
+    }
+    (fpdus, cycles, m.regs.dropped)
+}
+
+/// The software framer's FPDUs (split at FPDU boundaries) for the same input.
+pub fn reference(cfg: FramingConfig, offset: u16, ulpdus: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let mut f = Framer::new(cfg, offset as u64).unwrap();
+    ulpdus
+        .iter()
+        .filter_map(|u| {
+            let mut out = Vec::new();
+            f.frame(u, &mut out).ok().map(|_| out)
+        })
+        .collect()
+}
+
+/// Byte-exact comparison that reports the first difference, not two 4 KiB dumps.
+pub fn assert_same(got: &[u8], want: &[u8], what: &str) {
+    if let Some(i) = (0..got.len().min(want.len())).find(|&i| got[i] != want[i]) {
+        let lo = i.saturating_sub(8);
+        panic!(
+            "{what}: first difference at octet {i}: got {:02x?}, want {:02x?}",
+            &got[lo..(i + 8).min(got.len())],
+            &want[lo..(i + 8).min(want.len())]
+        );
+    }
+    assert_eq!(got.len(), want.len(), "{what}: lengths");
+}
+
+#[test]
+fn rfc5044_figures_5_and_6() {
+    let mut u = vec![0x41, 0x43, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0];
+    u.extend_from_slice(&[0; 24]);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    for w in [4, 8, 16, 32, 64] {
+        let (f, _, _) = run_model(w, FramingConfig::default(), 0, &[u.clone()], 1.0, 1.0, &mut rng);
+        assert_eq!(&f[0][..6], &[0, 0, 0, 0, 0, 0x2a], "W={w}");
+        assert_eq!(&f[0][48..], &[0x52, 0x23, 0x99, 0x83], "W={w}");
+        let mut u2 = u.clone();
+        u2[13] = 2;
+        let (f, _, _) = run_model(w, FramingConfig::default(), 0x1ec, &[u2], 1.0, 1.0, &mut rng);
+        assert_eq!(&f[0][0x200 - 0x1ec..0x204 - 0x1ec], &[0, 0, 0, 0x14], "W={w}");
+        assert_eq!(&f[0][48..], &[0x84, 0x92, 0x58, 0x98], "W={w}");
+    }
+}
+
+#[test]
+fn model_matches_software_framer() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    for w in [4, 8, 16, 32, 64] {
+        for round in 0..40 {
+            let cfg = FramingConfig {
+                markers: round % 4 != 3,
+                crc: round % 5 != 4,
+                mulpdu: [128, 1442, 4096, 9000][round % 4],
+            };
+            let offset = (rng.gen_range(0..16384u16)) * 4;
+            let ulpdus: Vec<Vec<u8>> = (0..rng.gen_range(1..30))
+                .map(|_| {
+                    let len = match rng.gen_range(0..10) {
+                        0 => rng.gen_range(1..=8),
+                        1 => cfg.mulpdu + rng.gen_range(1..4), // dropped
+                        _ => rng.gen_range(1..=cfg.mulpdu),
+                    };
+                    (0..len).map(|_| rng.gen()).collect()
+                })
+                .collect();
+            let (p_valid, p_ready) = [(1.0, 1.0), (0.7, 1.0), (1.0, 0.6), (0.5, 0.5)][round % 4];
+            let (got, _, dropped) = run_model(w, cfg, offset, &ulpdus, p_valid, p_ready, &mut rng);
+            let want = reference(cfg, offset, &ulpdus);
+            assert_eq!(got.len(), want.len(), "W={w} round {round}");
+            for (k, (g, r)) in got.iter().zip(&want).enumerate() {
+                assert_same(g, r, &format!("W={w} round {round} FPDU {k} offset {offset} cfg {cfg:?}"));
+            }
+            assert_eq!(dropped as usize, ulpdus.len() - want.len());
+        }
+    }
+}
+
+#[test]
+fn throughput_on_4k_ulpdus_and_back_to_back_small_ones() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(2);
+    let cfg = FramingConfig::default();
+    for w in [4, 8, 64] {
+        let ulpdus: Vec<Vec<u8>> = (0..64).map(|k| vec![k as u8; 4096]).collect();
+        let (f, cycles, _) = run_model(w, cfg, 0, &ulpdus, 1.0, 1.0, &mut rng);
+        for (g, r) in f.iter().zip(&reference(cfg, 0, &ulpdus)) {
+            assert_same(g, r, &format!("W={w} 4 KiB"));
+        }
+        let rate = (64 * 4096) as f64 / cycles as f64;
+        assert!(rate >= 0.95 * w as f64, "W={w}: {rate:.2} octets/clock");
+        // Small ULPDUs back to back: the output never idles, so the clocks are the output beats
+        // (one FPDU per clock once an FPDU fits a beat).
+        let small: Vec<Vec<u8>> = (0..200).map(|k| vec![k as u8; 1 + k % 13]).collect();
+        let cfg_small = FramingConfig { markers: false, ..cfg };
+        let (f, cycles, _) = run_model(w, cfg_small, 0, &small, 1.0, 1.0, &mut rng);
+        let want = reference(cfg_small, 0, &small);
+        assert_eq!(f, want);
+        let beats: u64 = want.iter().map(|f| f.len().div_ceil(w) as u64).sum();
+        assert!(cycles <= beats + 2, "W={w}: {cycles} clocks for {beats} output beats");
+    }
+}
