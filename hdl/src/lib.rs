@@ -1,1 +1,18 @@
-pub fn placeholder() {}
+//! `offload-hdl`: the hardware blocks of the offload, written in rust-hdl and emitted as
+//! Verilog.
+//!
+//! - [`crc`]: the streaming parallel CRC engine; its XOR network is computed here from the
+//!   same Rocksoft parameters the software CRCs use (`offload_driver::crc`).
+//! - [`registry`]: the list of every shipped (block, parameters) instance, which the CLI
+//!   (`offload verilog`, `offload synth`), the lint tests and the Verilator harness in
+//!   `offload-sim` all iterate.
+//! - [`ports`]: a block's port list read from the block itself.
+//! - [`tools`]: Verilator lint, Yosys and nextpnr runners.
+
+pub mod crc;
+pub mod mpa_tx;
+pub mod ports;
+pub mod registry;
+pub mod tools;
+
+pub use registry::{catalogue, BlockEntry, Generated};

@@ -4,6 +4,7 @@
 //! See [`model`] for the datapath; the Verilog in [`verilog`] mirrors it.
 
 pub mod model;
+pub mod verilog;
 
 pub use model::{MpaTxModel, Phase, TxIn, TxOut};
 

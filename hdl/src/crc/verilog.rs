@@ -1,0 +1,290 @@
+//! Verilog text of the CRC engine body, emitted from a [`CrcNetwork`] as flat XOR expressions
+//! (Yosys is slow on nested-loop CRC descriptions; flat XORs synthesise in seconds).
+//!
+//! The body goes inside rust-hdl's `module top(...)` through `Verilog::Custom`, so the port
+//! declarations are rust-hdl's and the body must use the port names of [`super::CrcEngine`].
+
+use super::network::CrcNetwork;
+use std::fmt::Write;
+
+/// The module body (outputs are nets: rust-hdl declares them `wire` for `Verilog::Wrapper`).
+/// Mirrors [`CrcNetwork::step`] and `CrcEngine::update` exactly.
+pub fn engine_body(net: &CrcNetwork) -> String {
+    let w = net.bytes;
+    let m = net.reg_bytes;
+    let rb = 8 * m; // register bits
+    let db = 8 * w; // data bits
+    let cb = net.params.width as usize;
+    let mut s = String::new();
+    let p = &net.params;
+    writeln!(
+        s,
+        "// CRC engine: {} (width {}, poly 0x{:X}, init 0x{:X}, refin {}, refout {}, xorout 0x{:X}), {} byte(s) per beat.",
+        p.name, p.width, p.poly, p.init, p.refin, p.refout, p.xorout, w
+    )
+    .unwrap();
+    writeln!(s, "// Partial beats: the k valid bytes of tdata ^ state, right-aligned behind W-k zero bytes, go").unwrap();
+    writeln!(s, "// through one zero-state network; register bytes k..m-1 not consumed are XORed into the result.").unwrap();
+    writeln!(s, "reg [{}:0] r_state;", rb - 1).unwrap();
+    writeln!(s, "reg [{}:0] crc_q;", cb - 1).unwrap();
+    writeln!(s, "reg crc_valid_q;").unwrap();
+    writeln!(s, "initial begin").unwrap();
+    writeln!(s, "   r_state = {}'h{:X};", rb, net.init_r).unwrap();
+    writeln!(s, "   crc_q = {}'h0;", cb).unwrap();
+    writeln!(s, "   crc_valid_q = 1'b0;").unwrap();
+    writeln!(s, "end").unwrap();
+    // tkeep is only honoured on the last beat of a frame; only its highest set bit matters.
+    writeln!(s, "wire [{}:0] keep_eff = tlast ? tkeep : {}'h{:X};", w - 1, w, mask(w)).unwrap();
+    // A null last beat (k = 0) finishes the register as it is: handled on the output path
+    // only, so the shifter needs no all-zero case.
+    writeln!(s, "wire null_beat = ~|keep_eff;").unwrap();
+    // The register XORed into the first bytes of the beat (only where it overlaps the beat).
+    let ov = w.min(m);
+    if db > 8 * ov {
+        writeln!(
+            s,
+            "wire [{}:0] v_data = tdata ^ {{{}'h0, r_state[{}:0]}};",
+            db - 1,
+            db - 8 * ov,
+            8 * ov - 1
+        )
+        .unwrap();
+    } else {
+        writeln!(s, "wire [{}:0] v_data = tdata ^ r_state[{}:0];", db - 1, 8 * ov - 1).unwrap();
+    }
+    // s = W - k for k >= 1 (log2 W bits): a priority chain, later lines win.
+    let lb = w.trailing_zeros() as usize;
+    if lb > 0 {
+        writeln!(s, "reg [{}:0] s_amt;", lb - 1).unwrap();
+        writeln!(s, "always @(*) begin").unwrap();
+        writeln!(s, "   s_amt = {}'d{};", lb, w - 1).unwrap();
+        for i in 1..w {
+            writeln!(s, "   if (keep_eff[{}]) s_amt = {}'d{};", i, lb, w - 1 - i).unwrap();
+        }
+        writeln!(s, "end").unwrap();
+    }
+    // The byte shifter: the window is v_data shifted up by s bytes (the k valid bytes
+    // right-aligned behind zeros). It lives in its own `keep_hierarchy` module: ABC maps for
+    // depth and, given the shifter and the XOR network as one cone, duplicates logic across
+    // them (~830 LUTs at W=8 instead of ~490; PERFORMANCE.md).
+    if lb == 0 {
+        writeln!(s, "wire [{}:0] win = v_data;", db - 1).unwrap();
+    } else {
+        writeln!(s, "wire [{}:0] win;", db - 1).unwrap();
+        writeln!(s, "top$byte_shifter shifter(.v_data(v_data), .s_amt(s_amt), .win(win));").unwrap();
+    }
+    // Overflow: register bytes k..m-1 not consumed by a beat of k < m bytes, moved down.
+    writeln!(s, "reg [{}:0] ovf;", rb - 1).unwrap();
+    writeln!(s, "always @(*) begin").unwrap();
+    writeln!(s, "   ovf = {}'h0;", rb).unwrap();
+    for k in 1..=w.min(m - 1) {
+        let val = format!("{{{}'h0, r_state[{}:{}]}}", 8 * k, rb - 1, 8 * k);
+        if lb == 0 {
+            writeln!(s, "   ovf = {val};").unwrap();
+        } else {
+            writeln!(s, "   if (s_amt == {}'d{}) ovf = {val};", lb, w - k).unwrap();
+        }
+    }
+    writeln!(s, "end").unwrap();
+    writeln!(s, "wire [{}:0] nxt;", rb - 1).unwrap();
+    for j in 0..rb {
+        let mut terms: Vec<String> = net
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| *c >> j & 1 != 0)
+            .map(|(i, _)| format!("win[{i}]"))
+            .collect();
+        terms.push(format!("ovf[{j}]"));
+        xor_tree(&mut s, &format!("nxt[{j}]"), &format!("x{j}"), terms);
+    }
+    writeln!(s, "wire [{}:0] res = null_beat ? r_state : nxt;", rb - 1).unwrap();
+    let fin: Vec<String> = (0..cb).rev().map(|j| format!("res[{}]", net.out_perm[j])).collect();
+    writeln!(
+        s,
+        "wire [{}:0] fin = {{{}}} ^ {}'h{:X};",
+        cb - 1,
+        fin.join(", "),
+        cb,
+        net.params.xorout
+    )
+    .unwrap();
+    writeln!(s, "always @(posedge clock) begin").unwrap();
+    writeln!(s, "   if (reset) begin").unwrap();
+    writeln!(s, "      r_state <= {}'h{:X};", rb, net.init_r).unwrap();
+    writeln!(s, "      crc_q <= {}'h0;", cb).unwrap();
+    writeln!(s, "      crc_valid_q <= 1'b0;").unwrap();
+    writeln!(s, "   end else begin").unwrap();
+    writeln!(s, "      crc_valid_q <= 1'b0;").unwrap();
+    writeln!(s, "      if (tvalid) begin").unwrap();
+    writeln!(s, "         if (tlast) begin").unwrap();
+    writeln!(s, "            r_state <= {}'h{:X};", rb, net.init_r).unwrap();
+    writeln!(s, "            crc_q <= fin;").unwrap();
+    writeln!(s, "            crc_valid_q <= 1'b1;").unwrap();
+    writeln!(s, "         end else begin").unwrap();
+    writeln!(s, "            r_state <= nxt;").unwrap();
+    writeln!(s, "         end").unwrap();
+    writeln!(s, "      end").unwrap();
+    writeln!(s, "   end").unwrap();
+    writeln!(s, "end").unwrap();
+    writeln!(s, "// Never stalls: ready whenever out of reset.").unwrap();
+    writeln!(s, "assign tready = ~reset;").unwrap();
+    writeln!(s, "assign crc = crc_q;").unwrap();
+    writeln!(s, "assign crc_valid = crc_valid_q;").unwrap();
+    s
+}
+
+/// The `top$byte_shifter` module (for W > 1): `win = v_data << 8*s_amt`, two select bits per
+/// stage so each stage is one 4:1 mux (a LUT6) per bit.
+pub fn shifter_module(w: usize) -> String {
+    let db = 8 * w;
+    let lb = w.trailing_zeros() as usize;
+    let mut s = String::new();
+    writeln!(s, "(* keep_hierarchy *)").unwrap();
+    writeln!(
+        s,
+        "module top$byte_shifter(input wire [{}:0] v_data, input wire [{}:0] s_amt, output wire [{}:0] win);",
+        db - 1,
+        lb - 1,
+        db - 1
+    )
+    .unwrap();
+    let mut cur = "v_data".to_string();
+    let mut bit = 0;
+    let mut stage = 0;
+    while bit < lb {
+        let nbits = (lb - bit).min(2);
+        let unit = 1usize << bit; // bytes per step of this stage
+        let name = format!("sh{stage}");
+        let sel = if nbits == 1 {
+            format!("s_amt[{bit}]")
+        } else {
+            format!("s_amt[{}:{}]", bit + 1, bit)
+        };
+        let shifted = |t: usize| -> String {
+            let by = 8 * t * unit;
+            if by == 0 {
+                cur.clone()
+            } else {
+                format!("{{{}[{}:0], {}'h0}}", cur, db - 1 - by, by)
+            }
+        };
+        let expr = if nbits == 1 {
+            format!("{sel} ? {} : {}", shifted(1), shifted(0))
+        } else {
+            format!(
+                "({sel} == 2'd0) ? {} : ({sel} == 2'd1) ? {} : ({sel} == 2'd2) ? {} : {}",
+                shifted(0),
+                shifted(1),
+                shifted(2),
+                shifted(3)
+            )
+        };
+        writeln!(s, "wire [{}:0] {name} = {expr};", db - 1).unwrap();
+        cur = name;
+        bit += nbits;
+        stage += 1;
+    }
+    writeln!(s, "assign win = {cur};").unwrap();
+    writeln!(s, "endmodule").unwrap();
+    s
+}
+
+/// Number of XOR inputs per kept intermediate wire: one 6-input LUT.
+pub const XOR_CHUNK: usize = 6;
+
+/// Emits `target = XOR of terms` as a tree of `XOR_CHUNK`-input XORs whose intermediate wires
+/// carry `(* keep *)`. Yosys/ABC given the whole cone at once maps a W=8 CRC network to ~520
+/// LUTs plus MUXF7s; pre-chunked it packs each chunk into one LUT6 (see PERFORMANCE.md).
+fn xor_tree(s: &mut String, target: &str, prefix: &str, mut terms: Vec<String>) {
+    let mut level = 0;
+    while terms.len() > XOR_CHUNK {
+        let mut next = Vec::new();
+        for (i, chunk) in terms.chunks(XOR_CHUNK).enumerate() {
+            if chunk.len() == 1 {
+                next.push(chunk[0].clone());
+                continue;
+            }
+            let name = format!("{prefix}_{level}_{i}");
+            writeln!(s, "(* keep *) wire {name} = {};", chunk.join(" ^ ")).unwrap();
+            next.push(name);
+        }
+        terms = next;
+        level += 1;
+    }
+    writeln!(s, "assign {target} = {};", terms.join(" ^ ")).unwrap();
+}
+
+fn mask(w: usize) -> u64 {
+    if w == 64 {
+        u64::MAX
+    } else {
+        (1u64 << w) - 1
+    }
+}
+
+/// One CRC step as combinational logic, for blocks that embed the CRC (the MPA framer): from
+/// register `r` (consumption order), `W` data octets `data` and octet mask `keep` (contiguous
+/// low octets), declares `{p}_nxt` (the register after the step, [`CrcNetwork::step`]) and
+/// `{p}_fin` (the finished CRC of `{p}_nxt`, [`CrcNetwork::finish`]). Same scheme and XOR trees
+/// as the engine; all names start with `p`.
+pub fn step_logic(net: &CrcNetwork, p: &str, r: &str, data: &str, keep: &str) -> String {
+    let w = net.bytes;
+    let m = net.reg_bytes;
+    let rb = 8 * m;
+    let db = 8 * w;
+    let sb = net.shift_bits();
+    let cb = net.params.width as usize;
+    let mut s = String::new();
+    writeln!(s, "// {}: one {}-octet step, partial beats through the same network.", net.params.name, w).unwrap();
+    writeln!(s, "reg [{}:0] {p}_k;", sb - 1).unwrap();
+    writeln!(s, "always @(*) begin").unwrap();
+    writeln!(s, "   {p}_k = {sb}'d0;").unwrap();
+    for i in 0..w {
+        writeln!(s, "   if ({keep}[{i}]) {p}_k = {sb}'d{};", i + 1).unwrap();
+    }
+    writeln!(s, "end").unwrap();
+    let ov = w.min(m);
+    // Octets past k never reach the window, so `data` needs no masking.
+    writeln!(s, "wire [{}:0] {p}_d = {data};", db - 1).unwrap();
+    if db > 8 * ov {
+        writeln!(s, "wire [{}:0] {p}_v = {p}_d ^ {{{}'h0, {r}[{}:0]}};", db - 1, db - 8 * ov, 8 * ov - 1).unwrap();
+    } else {
+        writeln!(s, "wire [{}:0] {p}_v = {p}_d ^ {r}[{}:0];", db - 1, 8 * ov - 1).unwrap();
+    }
+    writeln!(s, "reg [{}:0] {p}_win;", db - 1).unwrap();
+    writeln!(s, "reg [{}:0] {p}_ovf;", rb - 1).unwrap();
+    writeln!(s, "always @(*) begin").unwrap();
+    writeln!(s, "   case ({p}_k)").unwrap();
+    for k in 0..=w {
+        let label = if k == w { "default".to_string() } else { format!("{sb}'d{k}") };
+        let win = match k {
+            0 => format!("{db}'h0"),
+            k if k == w => format!("{p}_v"),
+            k => format!("{{{p}_v[{}:0], {}'h0}}", 8 * k - 1, 8 * (w - k)),
+        };
+        let ovf = match k {
+            0 => r.to_string(),
+            k if k >= m => format!("{rb}'h0"),
+            k => format!("{{{}'h0, {r}[{}:{}]}}", 8 * k, rb - 1, 8 * k),
+        };
+        writeln!(s, "      {label}: begin {p}_win = {win}; {p}_ovf = {ovf}; end").unwrap();
+    }
+    writeln!(s, "   endcase").unwrap();
+    writeln!(s, "end").unwrap();
+    writeln!(s, "wire [{}:0] {p}_nxt;", rb - 1).unwrap();
+    for j in 0..rb {
+        let mut terms: Vec<String> = net
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| *c >> j & 1 != 0)
+            .map(|(i, _)| format!("{p}_win[{i}]"))
+            .collect();
+        terms.push(format!("{p}_ovf[{j}]"));
+        xor_tree(&mut s, &format!("{p}_nxt[{j}]"), &format!("{p}_x{j}"), terms);
+    }
+    let fin: Vec<String> = (0..cb).rev().map(|j| format!("{p}_nxt[{}]", net.out_perm[j])).collect();
+    writeln!(s, "wire [{}:0] {p}_fin = {{{}}} ^ {cb}'h{:X};", cb - 1, fin.join(", "), net.params.xorout).unwrap();
+    s
+}

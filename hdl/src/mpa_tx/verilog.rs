@@ -1,0 +1,219 @@
+//! Verilog text of the MPA TX framer body, generated for one width. It mirrors
+//! [`super::model::MpaTxModel::next_state`] statement by statement; the names below are the
+//! model's. The CRC step comes from the CRC engine's generator (`crc::verilog::step_logic`).
+
+use super::model::MpaTxModel;
+use crate::crc::verilog::step_logic;
+use std::fmt::Write;
+
+/// Width in bits of a counter holding `0..=max`.
+fn bits_for(max: usize) -> usize {
+    (usize::BITS - max.leading_zeros()).max(1) as usize
+}
+
+pub fn body(m: &MpaTxModel) -> String {
+    let w = m.w;
+    let n = m.n;
+    let hmax = n + 1; // held words at most
+    let items = hmax + n + 1; // item window: held words, then this beat's N+1 words
+    let db = 8 * w;
+    let hb = bits_for(hmax);
+    let lb = bits_for(n);
+    // Counts and lane indices (all ≤ 2N+3 ≤ 35) and octet counts (≤ 64) in 8 bits.
+    let init = m.net.init_r;
+    let ones = format!("{w}'h{}", "F".repeat(w.div_ceil(4)));
+    let mut s = String::new();
+    macro_rules! o { ($($t:tt)*) => { writeln!(s, $($t)*).unwrap() } }
+
+    o!("// MPA TX framer (RFC 5044 FPDUs with Markers and CRC-32C), {w} octets = {n} word lane(s) per beat.");
+    o!("// Mirrors offload_hdl::mpa_tx::model::MpaTxModel::next_state; names are the model's.");
+    o!("localparam IDLE = 2'd0, BODY = 2'd1, TAIL = 2'd2, DROP = 2'd3;");
+    o!("reg [1:0] phase;");
+    o!("reg [15:0] off;");
+    o!("reg [15:0] hdr_off;");
+    o!("reg hdr_pending;");
+    o!("reg [{}:0] held;", 32 * hmax - 1);
+    o!("reg [{}:0] h;", hb - 1);
+    o!("reg [15:0] carry;");
+    o!("reg [31:0] crc_r;");
+    o!("initial begin");
+    o!("   phase = IDLE; off = 16'h0; hdr_off = 16'h0; hdr_pending = 1'b0; held = {}'h0; h = {hb}'d0;", 32 * hmax);
+    o!("   carry = 16'h0; crc_r = 32'h{init:08X};");
+    o!("   m_tdata = {db}'h0; m_tkeep = {w}'h0; m_tvalid = 1'b0; m_tlast = 1'b0; fpdus = 32'h0; dropped = 32'h0;");
+    o!("end");
+
+    // Input side.
+    o!("wire adv = ~m_tvalid | m_tready;");
+    o!("wire [{}:0] keep_in = s_tlast ? s_tkeep : {ones};", w - 1);
+    o!("wire len_bad = (s_len == 16'h0) | (s_len > cfg_mulpdu);");
+    o!("wire in_drop = phase == DROP;");
+    o!("wire idle_bad = (phase == IDLE) & s_tvalid & len_bad;");
+    // Marker lane: ((512 - off mod 512) mod 512) / 4.
+    o!("wire [8:0] to_marker = 9'd0 - off[8:0];");
+    o!("wire [7:0] mpos = {{1'b0, to_marker[8:2]}};");
+    o!("wire mk = cfg_markers & (mpos < 8'd{n});");
+    o!("wire [7:0] h8 = {{{}'d0, h}};", 8 - hb);
+    o!("wire take = ~reset & ~in_drop & ~idle_bad & adv & s_tvalid & ((phase == IDLE) | ((phase == BODY) & (h8 + {{7'd0, mk}} <= 8'd{n})));");
+    o!("wire first = phase == IDLE;");
+    o!("wire hdr_pend = (first & take) | hdr_pending;");
+    o!("wire ending = (phase == TAIL) | (take & s_tlast);");
+    // Body words of this beat: {0, beat & keep, carry}.
+    let masked: Vec<String> = (0..w).rev().map(|i| format!("(keep_in[{i}] ? s_tdata[{}:{}] : 8'h0)", 8 * i + 7, 8 * i)).collect();
+    o!("wire [{}:0] beat_masked = {{{}}};", db - 1, masked.join(", "));
+    o!("wire [15:0] carry_eff = first ? {{s_len[7:0], s_len[15:8]}} : carry;");
+    o!("wire [{}:0] cur = {{16'h0, beat_masked, carry_eff}};", db + 31);
+    // k = valid octets of the beat (highest kept octet + 1): a priority chain.
+    o!("reg [7:0] k_in;");
+    o!("always @(*) begin");
+    o!("   k_in = 8'd0;");
+    for i in 0..w {
+        o!("   if (keep_in[{i}]) k_in = 8'd{};", i + 1);
+    }
+    o!("end");
+    o!("wire [7:0] c_last = (k_in + 8'd5) >> 2;");
+    o!("wire [7:0] c = take ? (s_tlast ? c_last : 8'd{n}) : 8'd0;");
+    o!("wire [7:0] n_body = h8 + c;");
+    o!("wire [7:0] n_items = n_body + {{7'd0, ending}};");
+
+    // The item window: item[i] = i < h ? held[i] : cur[i - h].
+    o!("reg [{}:0] item;", 32 * items - 1);
+    o!("always @(*) begin");
+    o!("   item = {}'h0;", 32 * items);
+    o!("   case (h)");
+    for hv in 0..=hmax {
+        let mut parts = Vec::new();
+        for i in 0..items {
+            let src = if i < hv {
+                Some(format!("held[{}:{}]", 32 * i + 31, 32 * i))
+            } else if i - hv <= n {
+                Some(format!("cur[{}:{}]", 32 * (i - hv) + 31, 32 * (i - hv)))
+            } else {
+                None
+            };
+            if let Some(src) = src {
+                parts.push(format!("item[{}:{}] = {src};", 32 * i + 31, 32 * i));
+            }
+        }
+        o!("      {hb}'d{hv}: begin {} end", parts.join(" "));
+    }
+    o!("      default: ;");
+    o!("   endcase");
+    o!("end");
+
+    // Lane assembly.
+    o!("wire mk_used = mk & (mpos < n_items);");
+    o!("wire [7:0] crc_lane = n_body + {{7'd0, mk & (mpos <= n_body)}};");
+    o!("wire crc_here = ending & (crc_lane < 8'd{n});");
+    o!("wire [7:0] used_raw = n_items + {{7'd0, mk_used}};");
+    o!("wire [7:0] used = (used_raw > 8'd{n}) ? 8'd{n} : used_raw;");
+    o!("wire complete = (used == 8'd{n}) | crc_here;");
+    o!("wire emit = adv & complete & ~in_drop & ~idle_bad & (~first | take);");
+    // Header lane and Marker pointer (§4.3: 0 before the ULPDU_Length field it belongs to).
+    o!("wire [{}:0] hdr_lane = (mk & (mpos == 8'd0)) ? {lb}'d1 : {lb}'d0;", lb - 1);
+    o!("wire hdr_placed = hdr_pend & ({{{}'d0, hdr_lane}} < 8'd{n});", 8 - lb);
+    o!("wire [15:0] hdr_off_eff = hdr_placed ? off + {{{}'d0, hdr_lane, 2'b00}} : hdr_off;", 14 - lb);
+    o!("wire before_header = hdr_pend & (mpos == 8'd0);");
+    o!("wire [15:0] marker_at = off + {{6'd0, mpos, 2'b00}};");
+    o!("wire [15:0] ptr = before_header ? 16'h0 : marker_at - hdr_off_eff;");
+    o!("reg [{}:0] lanes;", db - 1);
+    o!("always @(*) begin");
+    o!("   lanes = {db}'h0;");
+    for l in 0..n {
+        let here = format!("lanes[{}:{}]", 32 * l + 31, 32 * l);
+        let after = if l >= 1 {
+            format!(
+                "else if (mk && mpos < 8'd{l}) {here} = (8'd{} < n_body) ? item[{}:{}] : 32'h0; ",
+                l - 1,
+                32 * (l - 1) + 31,
+                32 * (l - 1)
+            )
+        } else {
+            String::new()
+        };
+        o!(
+            "   if (mk && mpos == 8'd{l}) {here} = {{ptr[7:0], ptr[15:8], 16'h0}}; {after}else {here} = (8'd{l} < n_body) ? item[{}:{}] : 32'h0;",
+            32 * l + 31,
+            32 * l
+        );
+    }
+    o!("end");
+    // CRC over the lanes before the CRC lane (all lanes when it is not in this beat).
+    o!("wire [7:0] covered = crc_here ? crc_lane : 8'd{n};");
+    let cov: Vec<String> = (0..n).rev().map(|l| format!("{{4{{covered > 8'd{l}}}}}")).collect();
+    o!("wire [{}:0] cov_keep = {{{}}};", w - 1, cov.join(", "));
+    s.push_str(&step_logic(&m.net, "fc", "crc_r", "lanes", "cov_keep"));
+    o!("wire [31:0] crc_word = cfg_crc ? fc_fin : 32'h0;");
+    o!("reg [{}:0] lanes_out;", db - 1);
+    o!("always @(*) begin");
+    o!("   lanes_out = lanes;");
+    for l in 0..n {
+        o!("   if (crc_here && crc_lane == 8'd{l}) lanes_out[{}:{}] = crc_word;", 32 * l + 31, 32 * l);
+    }
+    o!("end");
+    // Items consumed, and the words left to hold: held_next[i] = item[placed + i].
+    o!("wire [7:0] placed = used - {{7'd0, mk_used}};");
+    o!("wire [7:0] left = (placed >= n_body) ? 8'd0 : n_body - placed;");
+    o!("reg [{}:0] held_next;", 32 * hmax - 1);
+    o!("always @(*) begin");
+    o!("   held_next = {}'h0;", 32 * hmax);
+    o!("   case (placed)");
+    for pv in 0..=n {
+        let parts: Vec<String> = (0..hmax)
+            .filter(|i| pv + i < items)
+            .map(|i| {
+                format!(
+                    "held_next[{}:{}] = (8'd{i} < left) ? item[{}:{}] : 32'h0;",
+                    32 * i + 31,
+                    32 * i,
+                    32 * (pv + i) + 31,
+                    32 * (pv + i)
+                )
+            })
+            .collect();
+        o!("      8'd{pv}: begin {} end", parts.join(" "));
+    }
+    o!("      default: ;");
+    o!("   endcase");
+    o!("end");
+    let ku: Vec<String> = (0..n).rev().map(|l| format!("{{4{{used > 8'd{l}}}}}")).collect();
+    o!("wire [{}:0] keep_used = {{{}}};", w - 1, ku.join(", "));
+
+    o!("always @(*) s_tready = ~reset & (in_drop | idle_bad | take);");
+    o!("always @(posedge clock) begin");
+    o!("   if (reset) begin");
+    o!("      phase <= IDLE; off <= {{cfg_offset[15:2], 2'b00}}; hdr_off <= 16'h0; hdr_pending <= 1'b0;");
+    o!("      held <= {}'h0; h <= {hb}'d0; carry <= 16'h0; crc_r <= 32'h{init:08X};", 32 * hmax);
+    o!("      m_tdata <= {db}'h0; m_tkeep <= {w}'h0; m_tvalid <= 1'b0; m_tlast <= 1'b0; fpdus <= 32'h0; dropped <= 32'h0;");
+    o!("   end else begin");
+    o!("      if (adv) m_tvalid <= 1'b0;");
+    o!("      if (in_drop) begin");
+    o!("         if (s_tvalid & s_tlast) phase <= IDLE;");
+    o!("      end else if (idle_bad) begin");
+    o!("         dropped <= dropped + 32'h1;");
+    o!("         if (~s_tlast) phase <= DROP;");
+    o!("      end else begin");
+    o!("         if (take) carry <= s_tdata[{}:{}];", db - 1, db - 16);
+    o!("         if (emit) begin");
+    o!("            m_tdata <= lanes_out;");
+    o!("            m_tvalid <= 1'b1;");
+    o!("            m_tlast <= crc_here;");
+    o!("            m_tkeep <= keep_used;");
+    o!("            off <= off + {{6'd0, used, 2'b00}};");
+    o!("            hdr_off <= hdr_off_eff;");
+    o!("            hdr_pending <= hdr_pend & ~hdr_placed;");
+    o!("            held <= held_next;");
+    o!("            h <= left[{}:0];", hb - 1);
+    o!("            if (crc_here) begin");
+    o!("               crc_r <= 32'h{init:08X};");
+    o!("               phase <= IDLE;");
+    o!("               fpdus <= fpdus + 32'h1;");
+    o!("            end else begin");
+    o!("               crc_r <= fc_nxt;");
+    o!("               phase <= ending ? TAIL : BODY;");
+    o!("            end");
+    o!("         end");
+    o!("      end");
+    o!("   end");
+    o!("end");
+    s
+}

@@ -1,0 +1,197 @@
+//! Running the external EDA tools on generated Verilog: Verilator lint, Yosys `synth_xilinx`
+//! (LUT/FF counts) and the iCE40 flow (Yosys `synth_ice40` → `nextpnr-ice40`, Fmax). Used by
+//! `offload synth` and by the tests, which fail (not skip) when a tool is missing.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Verilator warnings waived in `--lint-only -Wall`, each because of what rust-hdl itself
+/// emits: `WIDTH` (rust-hdl writes 32-bit constants into narrower expressions) and
+/// `DECLFILENAME` (rust-hdl names the top module `top` whatever the file is called).
+pub const VERILATOR_WAIVERS: &[&str] = &["-Wno-WIDTH", "-Wno-DECLFILENAME"];
+
+/// What went wrong running a tool.
+#[derive(Debug)]
+pub enum ToolError {
+    /// The program is not on `PATH`.
+    Missing { tool: &'static str },
+    /// The tool ran and failed.
+    Failed { tool: &'static str, output: String },
+    Io(std::io::Error),
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolError::Missing { tool } => write!(
+                f,
+                "`{tool}` is not installed (on Debian: apt-get install verilator yosys nextpnr-ice40 fpga-icestorm)"
+            ),
+            ToolError::Failed { tool, output } => write!(f, "`{tool}` failed:\n{output}"),
+            ToolError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+impl From<std::io::Error> for ToolError {
+    fn from(e: std::io::Error) -> Self {
+        ToolError::Io(e)
+    }
+}
+
+/// Full path of `tool` if it is on `PATH`.
+pub fn which(tool: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|d| d.join(tool)).find(|p| p.is_file())
+}
+
+fn run(tool: &'static str, dir: &Path, args: &[&str]) -> Result<String, ToolError> {
+    if which(tool).is_none() {
+        return Err(ToolError::Missing { tool });
+    }
+    let out = Command::new(tool).current_dir(dir).args(args).output()?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if out.status.success() {
+        Ok(text)
+    } else {
+        Err(ToolError::Failed { tool, output: tail(&text, 60) })
+    }
+}
+
+fn tail(s: &str, lines: usize) -> String {
+    let v: Vec<&str> = s.lines().collect();
+    v[v.len().saturating_sub(lines)..].join("\n")
+}
+
+fn workdir(verilog: &str) -> Result<(tempfile::TempDir, PathBuf), ToolError> {
+    let dir = tempfile::Builder::new().prefix("offload-hdl-").tempdir()?;
+    let file = dir.path().join("design.v");
+    std::fs::write(&file, verilog)?;
+    Ok((dir, file))
+}
+
+/// `verilator --lint-only -Wall` with [`VERILATOR_WAIVERS`]; returns the tool output when it
+/// is clean.
+pub fn verilator_lint(verilog: &str, top: &str) -> Result<String, ToolError> {
+    let (dir, _) = workdir(verilog)?;
+    let mut args = vec!["--lint-only", "-Wall"];
+    args.extend_from_slice(VERILATOR_WAIVERS);
+    args.extend_from_slice(&["--top-module", top, "design.v"]);
+    run("verilator", dir.path(), &args)
+}
+
+/// Cell counts after `synth_xilinx`.
+#[derive(Clone, Debug, Default)]
+pub struct XilinxReport {
+    /// LUT1..LUT6.
+    pub luts: u64,
+    /// FDRE/FDSE/FDCE/FDPE.
+    pub ffs: u64,
+    /// MUXF7/MUXF8 (not counted as LUTs).
+    pub muxf: u64,
+    pub carry4: u64,
+    /// Yosys's `stat` section, for the curious.
+    pub stat: String,
+}
+
+/// Runs `yosys synth_xilinx -flatten -top TOP` and counts cells.
+pub fn synth_xilinx(verilog: &str, top: &str) -> Result<XilinxReport, ToolError> {
+    let (dir, _) = workdir(verilog)?;
+    let script = format!("read_verilog design.v; synth_xilinx -flatten -top {top}; stat");
+    let out = run("yosys", dir.path(), &["-q", "-p", &script, "-l", "yosys.log"])?;
+    let _ = out;
+    let log = std::fs::read_to_string(dir.path().join("yosys.log"))?;
+    let stat = last_stat(&log);
+    let mut r = XilinxReport { stat: stat.clone(), ..Default::default() };
+    for line in stat.lines() {
+        let mut it = line.split_whitespace();
+        let (Some(cell), Some(n)) = (it.next(), it.next()) else { continue };
+        let Ok(n) = n.parse::<u64>() else { continue };
+        match cell {
+            "LUT1" | "LUT2" | "LUT3" | "LUT4" | "LUT5" | "LUT6" => r.luts += n,
+            "FDRE" | "FDSE" | "FDCE" | "FDPE" => r.ffs += n,
+            "MUXF7" | "MUXF8" => r.muxf += n,
+            "CARRY4" => r.carry4 += n,
+            _ => {}
+        }
+    }
+    Ok(r)
+}
+
+/// The totals of Yosys's last `stat`: the `design hierarchy` section when the design keeps
+/// sub-modules (the CRC engine's shifter), else the single module's section.
+fn last_stat(log: &str) -> String {
+    let s = log.rsplit("Printing statistics.").next().unwrap_or("");
+    match s.split("=== design hierarchy ===").nth(1) {
+        Some(h) => h.to_string(),
+        None => s.to_string(),
+    }
+}
+
+/// iCE40 results.
+#[derive(Clone, Debug, Default)]
+pub struct Ice40Report {
+    pub device: String,
+    /// SB_LUT4 after synth_ice40.
+    pub luts: u64,
+    /// SB_DFF* after synth_ice40.
+    pub ffs: u64,
+    /// nextpnr's "Max frequency for clock", MHz.
+    pub fmax_mhz: Option<f64>,
+}
+
+/// `yosys synth_ice40` then `nextpnr-ice40 --DEVICE` (unconstrained pins, a 100 MHz target).
+/// `device` is `hx8k` (package ct256) or `up5k` (package sg48).
+pub fn ice40(verilog: &str, top: &str, device: &str) -> Result<Ice40Report, ToolError> {
+    let (dir, _) = workdir(verilog)?;
+    let script = format!("read_verilog design.v; synth_ice40 -top {top} -json design.json; stat");
+    run("yosys", dir.path(), &["-q", "-p", &script, "-l", "yosys.log"])?;
+    let log = std::fs::read_to_string(dir.path().join("yosys.log"))?;
+    let stat = last_stat(&log);
+    let mut r = Ice40Report { device: device.to_string(), ..Default::default() };
+    for line in stat.lines() {
+        let mut it = line.split_whitespace();
+        let (Some(cell), Some(n)) = (it.next(), it.next()) else { continue };
+        let Ok(n) = n.parse::<u64>() else { continue };
+        if cell == "SB_LUT4" {
+            r.luts += n;
+        } else if cell.starts_with("SB_DFF") {
+            r.ffs += n;
+        }
+    }
+    let package = if device == "up5k" { "sg48" } else { "ct256" };
+    let dev_flag = format!("--{device}");
+    let out = run(
+        "nextpnr-ice40",
+        dir.path(),
+        &[
+            &dev_flag,
+            "--package",
+            package,
+            "--json",
+            "design.json",
+            "--pcf-allow-unconstrained",
+            "--freq",
+            "100",
+            "--seed",
+            "1",
+        ],
+    )?;
+    // Last report wins (nextpnr prints one after placement and one after routing).
+    r.fmax_mhz = out
+        .lines()
+        .filter(|l| l.contains("Max frequency for clock"))
+        .filter_map(|l| {
+            let after = l.split("': ").nth(1)?;
+            after.split_whitespace().next()?.parse::<f64>().ok()
+        })
+        .last();
+    Ok(r)
+}
