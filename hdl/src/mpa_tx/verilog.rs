@@ -15,7 +15,9 @@ pub fn body(m: &MpaTxModel) -> String {
     let w = m.w;
     let n = m.n;
     let hmax = n + 1; // held words at most
-    let items = hmax + n + 1; // item window: held words, then this beat's N+1 words
+    // Item window: held words, then this beat's words. Input is taken only when h ≤ N, so
+    // h + c ≤ 2N+1 items at most.
+    let items = hmax + n;
     let db = 8 * w;
     let hb = bits_for(hmax);
     let lb = bits_for(n);
@@ -49,8 +51,10 @@ pub fn body(m: &MpaTxModel) -> String {
     o!("wire in_drop = phase == DROP;");
     o!("wire idle_bad = (phase == IDLE) & s_tvalid & len_bad;");
     // Marker lane: ((512 - off mod 512) mod 512) / 4.
-    o!("wire [8:0] to_marker = 9'd0 - off[8:0];");
-    o!("wire [7:0] mpos = {{1'b0, to_marker[8:2]}};");
+    o!("wire [6:0] to_marker = 7'd0 - off[8:2];");
+    o!("wire [7:0] mpos = {{1'b0, to_marker}};");
+    o!("// Offsets are 4-aligned: the low bits of cfg_offset are ignored.");
+    o!("wire [1:0] unused_offset_low = cfg_offset[1:0];");
     o!("wire mk = cfg_markers & (mpos < 8'd{n});");
     o!("wire [7:0] h8 = {{{}'d0, h}};", 8 - hb);
     o!("wire take = ~reset & ~in_drop & ~idle_bad & adv & s_tvalid & ((phase == IDLE) | ((phase == BODY) & (h8 + {{7'd0, mk}} <= 8'd{n})));");
