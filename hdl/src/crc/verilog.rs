@@ -1,5 +1,6 @@
 //! Verilog text of the CRC engine body, emitted from a [`CrcNetwork`] as flat XOR expressions
-//! (Yosys is slow on nested-loop CRC descriptions; flat XORs synthesise in seconds).
+//! of constant-masked bits (Yosys is slow on nested-loop CRC descriptions; flat XORs
+//! synthesise in seconds).
 //!
 //! The body goes inside rust-hdl's `module top(...)` through `Verilog::Custom`, so the port
 //! declarations are rust-hdl's and the body must use the port names of [`super::CrcEngine`].
@@ -86,17 +87,17 @@ pub fn engine_body(net: &CrcNetwork) -> String {
         }
     }
     writeln!(s, "end").unwrap();
+    // The network: output bit j is the parity of the window bits in column mask j. Written as
+    // `^(win & MASK)`: Yosys flattens it to the same XOR of bits a written-out list gives (a
+    // little smaller than an explicit list or pre-chunked trees at W=64, PERFORMANCE.md), and
+    // Verilator evaluates it word by word (32-bit ANDs and a parity) instead of bit by bit.
     writeln!(s, "wire [{}:0] nxt;", rb - 1).unwrap();
     for j in 0..rb {
-        let mut terms: Vec<String> = net
-            .columns
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| *c >> j & 1 != 0)
-            .map(|(i, _)| format!("win[{i}]"))
-            .collect();
-        terms.push(format!("ovf[{j}]"));
-        xor_tree(&mut s, &format!("nxt[{j}]"), &format!("x{j}"), terms);
+        let mut mask = vec![false; db];
+        for (i, c) in net.columns.iter().enumerate() {
+            mask[i] = *c >> j & 1 != 0;
+        }
+        writeln!(s, "assign nxt[{j}] = ^(win & {}'h{}) ^ ovf[{j}];", db, hex(&mask)).unwrap();
     }
     writeln!(s, "wire [{}:0] res = null_beat ? r_state : nxt;", rb - 1).unwrap();
     let fin: Vec<String> = (0..cb).rev().map(|j| format!("res[{}]", net.out_perm[j])).collect();
@@ -190,29 +191,15 @@ pub fn shifter_module(w: usize) -> String {
     s
 }
 
-/// Number of XOR inputs per kept intermediate wire: one 6-input LUT.
-pub const XOR_CHUNK: usize = 6;
-
-/// Emits `target = XOR of terms` as a tree of `XOR_CHUNK`-input XORs whose intermediate wires
-/// carry `(* keep *)`. Yosys/ABC given the whole cone at once maps a W=8 CRC network to ~520
-/// LUTs plus MUXF7s; pre-chunked it packs each chunk into one LUT6 (see PERFORMANCE.md).
-fn xor_tree(s: &mut String, target: &str, prefix: &str, mut terms: Vec<String>) {
-    let mut level = 0;
-    while terms.len() > XOR_CHUNK {
-        let mut next = Vec::new();
-        for (i, chunk) in terms.chunks(XOR_CHUNK).enumerate() {
-            if chunk.len() == 1 {
-                next.push(chunk[0].clone());
-                continue;
-            }
-            let name = format!("{prefix}_{level}_{i}");
-            writeln!(s, "(* keep *) wire {name} = {};", chunk.join(" ^ ")).unwrap();
-            next.push(name);
-        }
-        terms = next;
-        level += 1;
-    }
-    writeln!(s, "assign {target} = {};", terms.join(" ^ ")).unwrap();
+/// Hex digits of a bit vector (bit 0 = least significant).
+fn hex(bits: &[bool]) -> String {
+    bits.chunks(4)
+        .rev()
+        .map(|c| {
+            let v = c.iter().enumerate().fold(0u32, |a, (i, &b)| a | ((b as u32) << i));
+            char::from_digit(v, 16).unwrap().to_ascii_uppercase()
+        })
+        .collect()
 }
 
 fn mask(w: usize) -> u64 {
@@ -274,15 +261,11 @@ pub fn step_logic(net: &CrcNetwork, p: &str, r: &str, data: &str, keep: &str) ->
     writeln!(s, "end").unwrap();
     writeln!(s, "wire [{}:0] {p}_nxt;", rb - 1).unwrap();
     for j in 0..rb {
-        let mut terms: Vec<String> = net
-            .columns
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| *c >> j & 1 != 0)
-            .map(|(i, _)| format!("{p}_win[{i}]"))
-            .collect();
-        terms.push(format!("{p}_ovf[{j}]"));
-        xor_tree(&mut s, &format!("{p}_nxt[{j}]"), &format!("{p}_x{j}"), terms);
+        let mut mask = vec![false; db];
+        for (i, c) in net.columns.iter().enumerate() {
+            mask[i] = *c >> j & 1 != 0;
+        }
+        writeln!(s, "assign {p}_nxt[{j}] = ^({p}_win & {db}'h{}) ^ {p}_ovf[{j}];", hex(&mask)).unwrap();
     }
     let fin: Vec<String> = (0..cb).rev().map(|j| format!("{p}_nxt[{}]", net.out_perm[j])).collect();
     writeln!(s, "wire [{}:0] {p}_fin = {{{}}} ^ {cb}'h{:X};", cb - 1, fin.join(", "), net.params.xorout).unwrap();
