@@ -1,0 +1,56 @@
+//! [`VerilatedOffload`]: the `Offload` backend that runs the Verilog of `offload-hdl` in
+//! Verilator (`offload ... --backend sim`).
+
+use crate::axis::Traffic;
+use crate::crc::run_crc_frames;
+use crate::model::{crc_model_info, SimError, VerilatedModel};
+use offload_driver::crc::CrcKind;
+use offload_driver::{Offload, OffloadError};
+use std::collections::HashMap;
+
+/// Runs offload work through Verilated models. CRCs go through the CRC engine of the chosen
+/// beat width (8 bytes by default); a kind only built at other widths (CRC-8, CRC-16: 1 byte)
+/// uses the narrowest available.
+pub struct VerilatedOffload {
+    width_bytes: usize,
+    models: HashMap<&'static str, VerilatedModel>,
+}
+
+impl VerilatedOffload {
+    /// Fails when the crate was built without Verilator.
+    pub fn new() -> Result<VerilatedOffload, SimError> {
+        VerilatedOffload::with_width(8)
+    }
+
+    pub fn with_width(width_bytes: usize) -> Result<VerilatedOffload, SimError> {
+        if crate::MODELS.is_empty() {
+            return Err(SimError::NoVerilator);
+        }
+        Ok(VerilatedOffload { width_bytes, models: HashMap::new() })
+    }
+}
+
+fn backend_err(e: SimError) -> OffloadError {
+    OffloadError::Backend { backend: "sim", message: e.to_string() }
+}
+
+impl Offload for VerilatedOffload {
+    fn backend(&self) -> &'static str {
+        "sim"
+    }
+
+    fn crc(&mut self, kind: CrcKind, data: &[u8]) -> Result<u64, OffloadError> {
+        let info = match crc_model_info(kind, self.width_bytes) {
+            Ok(i) => i,
+            Err(SimError::NoModel(_)) => crate::MODELS
+                .iter()
+                .filter(|m| m.block == "crc" && m.crc == Some(kind))
+                .min_by_key(|m| m.width_bytes)
+                .ok_or(OffloadError::Unsupported { backend: "sim", operation: kind.catalogue_name() })?,
+            Err(e) => return Err(backend_err(e)),
+        };
+        let m = self.models.entry(info.name).or_insert_with(|| VerilatedModel::new(info));
+        let run = run_crc_frames(m, &[data.to_vec()], &Traffic::full_rate()).map_err(backend_err)?;
+        Ok(run.crcs[0])
+    }
+}
