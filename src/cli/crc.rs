@@ -1,4 +1,4 @@
-//! `offload crc --algo crc32c|crc32|crc8|crc16 [FILE]`
+//! `offload crc --algo crc32c|crc32|crc8|crc16 [--backend sw|sim] [FILE]`
 
 use super::io::read_input;
 use clap::{Args, ValueEnum};
@@ -30,14 +30,27 @@ pub struct CrcArgs {
     /// Which CRC.
     #[arg(long, value_enum)]
     algo: Algo,
+    /// Where the CRC is computed: `sw` (the software model) or `sim` (the CRC engine's
+    /// Verilog in Verilator, 8 octets per clock; CRC-8/16 at 1 octet).
+    #[arg(long, value_enum, default_value = "sw")]
+    backend: Backend,
     /// Input file; stdin when absent.
     file: Option<PathBuf>,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+pub enum Backend {
+    Sw,
+    Sim,
 }
 
 pub fn run(a: CrcArgs) -> anyhow::Result<()> {
     let data = read_input(a.file.as_deref())?;
     let kind = CrcKind::from(a.algo);
-    let value = SoftwareOffload.crc(kind, &data)?;
+    let value = match a.backend {
+        Backend::Sw => SoftwareOffload.crc(kind, &data)?,
+        Backend::Sim => offload_sim::VerilatedOffload::new()?.crc(kind, &data)?,
+    };
     println!("{}", format_value(kind, value));
     Ok(())
 }

@@ -2,6 +2,7 @@
 
 mod crc;
 mod demo;
+mod hw;
 mod io;
 mod mctp;
 mod mpa;
@@ -29,6 +30,10 @@ enum Command {
     /// MCTP packets (DSP0236) with the SMBus binding and the NVMe-MI integrity check.
     #[command(subcommand)]
     Mctp(mctp::MctpCommand),
+    /// Write the Verilog of every hardware block (one file per block and parameter set).
+    Verilog(hw::VerilogArgs),
+    /// Synthesise a hardware block with Yosys (Xilinx LUT/FF) and nextpnr-ice40 (Fmax).
+    Synth(hw::SynthArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
@@ -37,5 +42,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Demo(a) => demo::run(a),
         Command::Mpa(c) => mpa::run(c),
         Command::Mctp(c) => mctp::run(c),
+        Command::Verilog(a) => hw::verilog(a),
+        Command::Synth(a) => hw::synth(a),
     }
 }

@@ -1,0 +1,125 @@
+//! `offload verilog --out DIR` and `offload synth --block crc --width W [--algo ...]`: the
+//! hardware blocks of `offload-hdl`, as listed by its registry (`offload_hdl::catalogue`), so
+//! a block added there (MPA framer, MCTP packetizer) appears here without touching this file.
+
+use anyhow::{bail, Context};
+use clap::{Args, ValueEnum};
+use offload_driver::crc::CrcKind;
+use offload_hdl::tools::{self, ToolError};
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct VerilogArgs {
+    /// Directory to write `offload_<block>.v` files into (created if missing).
+    #[arg(long)]
+    out: PathBuf,
+    /// Only entries whose name contains this (e.g. `crc32c`).
+    #[arg(long)]
+    only: Option<String>,
+}
+
+pub fn verilog(a: VerilogArgs) -> anyhow::Result<()> {
+    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let mut n = 0;
+    for e in offload_hdl::catalogue() {
+        if a.only.as_deref().is_some_and(|o| !e.name.contains(o)) {
+            continue;
+        }
+        let path = a.out.join(format!("{}.v", e.module_name()));
+        std::fs::write(&path, e.shipped_verilog()).with_context(|| format!("writing {}", path.display()))?;
+        println!("{}  ({} block, {} octet(s)/beat)", path.display(), e.block, e.width_bytes);
+        n += 1;
+    }
+    if n == 0 {
+        bail!("no block matches");
+    }
+    Ok(())
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+pub enum SynthAlgo {
+    Crc32c,
+    Crc32,
+    Crc8,
+    Crc16,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+pub enum Ice40Device {
+    Hx8k,
+    Up5k,
+}
+
+#[derive(Args, Debug)]
+pub struct SynthArgs {
+    /// Block kind (`crc`, or any block kind in the registry).
+    #[arg(long, default_value = "crc")]
+    block: String,
+    /// Octets per beat.
+    #[arg(long)]
+    width: usize,
+    /// The CRC, for `--block crc`.
+    #[arg(long, value_enum, default_value = "crc32c")]
+    algo: SynthAlgo,
+    /// iCE40 device for place and route.
+    #[arg(long, value_enum, default_value = "hx8k")]
+    device: Ice40Device,
+    /// Skip the iCE40 place and route (it is the slow part).
+    #[arg(long)]
+    no_pnr: bool,
+}
+
+pub fn synth(a: SynthArgs) -> anyhow::Result<()> {
+    let kind = match a.algo {
+        SynthAlgo::Crc32c => CrcKind::Crc32c,
+        SynthAlgo::Crc32 => CrcKind::Crc32,
+        SynthAlgo::Crc8 => CrcKind::Crc8Smbus,
+        SynthAlgo::Crc16 => CrcKind::Crc16Mcrf4xx,
+    };
+    let entries = offload_hdl::catalogue();
+    let Some(e) = entries.iter().find(|e| {
+        e.block == a.block && e.width_bytes == a.width && (a.block != "crc" || e.crc == Some(kind))
+    }) else {
+        let have: Vec<String> = entries
+            .iter()
+            .filter(|e| e.block == a.block)
+            .map(|e| e.name.clone())
+            .collect();
+        bail!("no `{}` block at width {} (built: {})", a.block, a.width, have.join(", "));
+    };
+    let v = e.shipped_verilog();
+    let top = e.module_name();
+    println!("block {} ({})", e.name, e.params.lines().nth(1).unwrap_or(""));
+    let x = tools::synth_xilinx(&v, &top).map_err(tool_err)?;
+    println!(
+        "yosys synth_xilinx: {} LUTs, {} FFs ({} MUXF7/8, {} CARRY4)",
+        x.luts, x.ffs, x.muxf, x.carry4
+    );
+    if a.no_pnr {
+        return Ok(());
+    }
+    let dev = match a.device {
+        Ice40Device::Hx8k => "hx8k",
+        Ice40Device::Up5k => "up5k",
+    };
+    match tools::ice40(&v, &top, dev) {
+        Ok(r) => println!(
+            "yosys synth_ice40 + nextpnr-ice40 --{dev}: {} LUT4s, {} FFs, Fmax {}",
+            r.luts,
+            r.ffs,
+            r.fmax_mhz.map_or("not reported".into(), |f| format!("{f:.2} MHz"))
+        ),
+        // Wide blocks have more I/O than an iCE40 package has pins: report, do not fail.
+        Err(ToolError::Failed { tool: "nextpnr-ice40", output }) => println!(
+            "nextpnr-ice40 --{dev}: failed (a {}-bit datapath may not fit the device's pins):\n{}",
+            8 * e.width_bytes,
+            output.lines().filter(|l| l.contains("ERROR")).collect::<Vec<_>>().join("\n")
+        ),
+        Err(err) => return Err(tool_err(err)),
+    }
+    Ok(())
+}
+
+fn tool_err(e: ToolError) -> anyhow::Error {
+    anyhow::anyhow!("{e}")
+}
