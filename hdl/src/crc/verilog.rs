@@ -91,25 +91,19 @@ pub fn engine_body(net: &CrcNetwork) -> String {
     // `^(win & MASK)`: Yosys flattens it to the same XOR of bits a written-out list gives (a
     // little smaller than an explicit list or pre-chunked trees at W=64, PERFORMANCE.md), and
     // Verilator evaluates it word by word (32-bit ANDs and a parity) instead of bit by bit.
-    writeln!(s, "wire [{}:0] nxt;", rb - 1).unwrap();
-    for j in 0..rb {
-        let mut mask = vec![false; db];
-        for (i, c) in net.columns.iter().enumerate() {
-            mask[i] = *c >> j & 1 != 0;
-        }
-        writeln!(s, "assign nxt[{j}] = ^(win & {}'h{}) ^ ovf[{j}];", db, hex(&mask)).unwrap();
-    }
-    writeln!(s, "wire [{}:0] res = null_beat ? r_state : nxt;", rb - 1).unwrap();
-    let fin: Vec<String> = (0..cb).rev().map(|j| format!("res[{}]", net.out_perm[j])).collect();
-    writeln!(
-        s,
-        "wire [{}:0] fin = {{{}}} ^ {}'h{:X};",
-        cb - 1,
-        fin.join(", "),
-        cb,
-        net.params.xorout
-    )
-    .unwrap();
+    // The network is written inside the clocked block, per bit, so that Verilator evaluates it
+    // only at the clock edge (as a continuous assign it was re-evaluated on every input and
+    // clock change: three times per clock). The state and crc paths repeat the same
+    // expressions; Yosys merges them (opt_merge), so the area is unchanged.
+    let masks: Vec<String> = (0..rb)
+        .map(|j| {
+            let mut mask = vec![false; db];
+            for (i, c) in net.columns.iter().enumerate() {
+                mask[i] = *c >> j & 1 != 0;
+            }
+            format!("(^(win & {}'h{}) ^ ovf[{j}])", db, hex(&mask))
+        })
+        .collect();
     writeln!(s, "always @(posedge clock) begin").unwrap();
     writeln!(s, "   if (reset) begin").unwrap();
     writeln!(s, "      r_state <= {}'h{:X};", rb, net.init_r).unwrap();
@@ -120,10 +114,18 @@ pub fn engine_body(net: &CrcNetwork) -> String {
     writeln!(s, "      if (tvalid) begin").unwrap();
     writeln!(s, "         if (tlast) begin").unwrap();
     writeln!(s, "            r_state <= {}'h{:X};", rb, net.init_r).unwrap();
-    writeln!(s, "            crc_q <= fin;").unwrap();
     writeln!(s, "            crc_valid_q <= 1'b1;").unwrap();
+    // crc bit j = register bit out_perm[j] of the result (the register itself on a null
+    // beat), XOR xorout bit j.
+    for j in 0..cb {
+        let p = net.out_perm[j];
+        let x = net.params.xorout >> j & 1;
+        writeln!(s, "            crc_q[{j}] <= (null_beat ? r_state[{p}] : {}) ^ 1'b{x};", masks[p]).unwrap();
+    }
     writeln!(s, "         end else begin").unwrap();
-    writeln!(s, "            r_state <= nxt;").unwrap();
+    for (j, m) in masks.iter().enumerate() {
+        writeln!(s, "            r_state[{j}] <= {m};").unwrap();
+    }
     writeln!(s, "         end").unwrap();
     writeln!(s, "      end").unwrap();
     writeln!(s, "   end").unwrap();
