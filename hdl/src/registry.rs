@@ -117,8 +117,41 @@ macro_rules! crc_entry {
     }};
 }
 
+fn gen_mpa_tx<const D: usize, const K: usize>() -> Generated {
+    let mut uut = crate::mpa_tx::MpaTx::<D, K>::default();
+    uut.connect_all();
+    Generated { verilog: generate_verilog(&uut), ports: ports_of(&uut) }
+}
+
+macro_rules! mpa_tx_entry {
+    ($d:literal, $k:literal) => {{
+        fn g() -> Generated {
+            gen_mpa_tx::<$d, $k>()
+        }
+        BlockEntry {
+            name: format!("mpa_tx_w{}", $k),
+            block: "mpa",
+            width_bytes: $k,
+            crc: None,
+            params: format!(
+                "MPA TX framer (RFC 5044): ULPDUs in, FPDUs out with Markers every 512 octets, PAD and \
+                 CRC-32C; {k} octets/beat.\n\
+                 Ports: clock, reset (sync, active high); cfg_markers, cfg_crc, cfg_mulpdu[15:0] (live), \
+                 cfg_offset[15:0] (loaded at reset); s_tdata[{d1}:0], s_tkeep[{k1}:0], s_tvalid, s_tlast, \
+                 s_len[15:0] (with the first beat), s_tready; m_tdata[{d1}:0], m_tkeep[{k1}:0], m_tvalid, \
+                 m_tlast (FPDU end), m_tready; fpdus[31:0], dropped[31:0].",
+                k = $k,
+                d1 = $d - 1,
+                k1 = $k - 1
+            ),
+            generate: g,
+        }
+    }};
+}
+
 /// All shipped instances. CRC-32C at every width (MPA, NVMe-MI), CRC-32 at 8 bytes (Fibre
-/// Channel), CRC-8/SMBUS and CRC-16/MCRF4XX at one byte (the MCTP bindings).
+/// Channel), CRC-8/SMBUS and CRC-16/MCRF4XX at one byte (the MCTP bindings); the MPA TX framer
+/// at 4, 8 and 64 bytes (the last is the 512-bit datapath of 100 G NICs).
 pub fn catalogue() -> Vec<BlockEntry> {
     use CrcKind::*;
     vec![
@@ -132,6 +165,9 @@ pub fn catalogue() -> Vec<BlockEntry> {
         crc_entry!(Crc32, "crc32", 64, 8, 32),
         crc_entry!(Crc8Smbus, "crc8", 8, 1, 8),
         crc_entry!(Crc16Mcrf4xx, "crc16", 8, 1, 16),
+        mpa_tx_entry!(32, 4),
+        mpa_tx_entry!(64, 8),
+        mpa_tx_entry!(512, 64),
     ]
 }
 

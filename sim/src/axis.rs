@@ -64,7 +64,9 @@ impl ClockedModel for VerilatedModel {
 
 /// The ports of one AXI4-Stream interface of a model, found by name: `{prefix}tdata`,
 /// `{prefix}tkeep` (optional), `{prefix}tvalid`, `{prefix}tlast` (optional),
-/// `{prefix}tready` (optional: absent means always ready).
+/// `{prefix}tready` (optional: absent means always ready), and on inputs the side channel
+/// `{prefix}len` (optional: the frame's length in octets, driven with every beat — the MPA
+/// framer's ULPDU length).
 #[derive(Clone, Debug)]
 pub struct AxisPorts {
     pub tdata: PortId,
@@ -72,6 +74,8 @@ pub struct AxisPorts {
     pub tvalid: PortId,
     pub tlast: Option<PortId>,
     pub tready: Option<PortId>,
+    /// Frame length side channel (inputs only).
+    pub len: Option<PortId>,
     /// Bytes per beat.
     pub bytes: usize,
 }
@@ -101,6 +105,7 @@ impl AxisPorts {
             tvalid: find("tvalid", din, true)?.unwrap(),
             tlast: find("tlast", din, false)?,
             tready: find("tready", dout, false)?,
+            len: if dir_in { find("len", PortDir::In, false)? } else { None },
             bytes: width / 8,
         })
     }
@@ -243,6 +248,9 @@ pub fn run_streams<M: ClockedModel>(
                 }
                 if let Some(l) = p.tlast {
                     m.set(l, st.last as u64);
+                }
+                if let Some(l) = p.len {
+                    m.set(l, f.len() as u64);
                 }
                 if !st.valid {
                     m.set(p.tvalid, 1);

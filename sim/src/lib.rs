@@ -22,11 +22,12 @@
 //!   ports wider than 64 bits are Verilator `VlWide` arrays of 32-bit words), VCD traces.
 //! - [`axis`]: the generic AXI4-Stream driver/monitor ([`ClockedModel`], [`AxisPorts`],
 //!   [`Traffic`], [`run_streams`]) and [`with_trace_on_failure`].
-//! - [`crc`]: CRC engine runs; [`offload`]: [`VerilatedOffload`], the `sim` backend.
+//! - [`crc`]: CRC engine runs; [`mpa`]: MPA TX framer runs; [`offload`]: [`VerilatedOffload`], the `sim` backend.
 
 pub mod axis;
 pub mod crc;
 pub mod model;
+pub mod mpa;
 pub mod offload;
 
 pub use axis::{run_streams, with_trace_on_failure, AxisPorts, ClockedModel, StreamRun, Traffic};

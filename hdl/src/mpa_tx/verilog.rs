@@ -79,30 +79,11 @@ pub fn body(m: &MpaTxModel) -> String {
     o!("wire [7:0] n_body = h8 + c;");
     o!("wire [7:0] n_items = n_body + {{7'd0, ending}};");
 
-    // The item window: item[i] = i < h ? held[i] : cur[i - h].
-    o!("reg [{}:0] item;", 32 * items - 1);
-    o!("always @(*) begin");
-    o!("   item = {}'h0;", 32 * items);
-    o!("   case (h)");
-    for hv in 0..=hmax {
-        let mut parts = Vec::new();
-        for i in 0..items {
-            let src = if i < hv {
-                Some(format!("held[{}:{}]", 32 * i + 31, 32 * i))
-            } else if i - hv <= n {
-                Some(format!("cur[{}:{}]", 32 * (i - hv) + 31, 32 * (i - hv)))
-            } else {
-                None
-            };
-            if let Some(src) = src {
-                parts.push(format!("item[{}:{}] = {src};", 32 * i + 31, 32 * i));
-            }
-        }
-        o!("      {hb}'d{hv}: begin {} end", parts.join(" "));
-    }
-    o!("      default: ;");
-    o!("   endcase");
-    o!("end");
+    // The item window: item[i] = i < h ? held[i] : cur[i - h], as one left shift of this
+    // beat's words past the held ones (held words at and above h are always zero).
+    o!("wire [{}:0] cur_w = {{{}'h0, cur}};", 32 * items - 1, 32 * (items - n - 1));
+    o!("wire [{}:0] held_w = {{{}'h0, held}};", 32 * items - 1, 32 * (items - hmax));
+    o!("wire [{}:0] item = held_w | (cur_w << {{h, 5'b00000}});", 32 * items - 1);
 
     // Lane assembly.
     o!("wire mk_used = mk & (mpos < n_items);");
@@ -157,28 +138,14 @@ pub fn body(m: &MpaTxModel) -> String {
     // Items consumed, and the words left to hold: held_next[i] = item[placed + i].
     o!("wire [7:0] placed = used - {{7'd0, mk_used}};");
     o!("wire [7:0] left = (placed >= n_body) ? 8'd0 : n_body - placed;");
-    o!("reg [{}:0] held_next;", 32 * hmax - 1);
-    o!("always @(*) begin");
-    o!("   held_next = {}'h0;", 32 * hmax);
-    o!("   case (placed)");
-    for pv in 0..=n {
-        let parts: Vec<String> = (0..hmax)
-            .filter(|i| pv + i < items)
-            .map(|i| {
-                format!(
-                    "held_next[{}:{}] = (8'd{i} < left) ? item[{}:{}] : 32'h0;",
-                    32 * i + 31,
-                    32 * i,
-                    32 * (pv + i) + 31,
-                    32 * (pv + i)
-                )
-            })
-            .collect();
-        o!("      8'd{pv}: begin {} end", parts.join(" "));
-    }
-    o!("      default: ;");
-    o!("   endcase");
-    o!("end");
+    o!("wire [{}:0] rest_all = item >> {{placed, 5'b00000}};", 32 * items - 1);
+    o!("wire [{}:0] rest = rest_all[{}:0];", 32 * hmax - 1, 32 * hmax - 1);
+    o!("wire [{}:0] unused_rest = rest_all[{}:{}];", 32 * (items - hmax) - 1, 32 * items - 1, 32 * hmax);
+    let hn: Vec<String> = (0..hmax)
+        .rev()
+        .map(|i| format!("((8'd{i} < left) ? rest[{}:{}] : 32'h0)", 32 * i + 31, 32 * i))
+        .collect();
+    o!("wire [{}:0] held_next = {{{}}};", 32 * hmax - 1, hn.join(", "));
     let ku: Vec<String> = (0..n).rev().map(|l| format!("{{4{{used > 8'd{l}}}}}")).collect();
     o!("wire [{}:0] keep_used = {{{}}};", w - 1, ku.join(", "));
 
