@@ -3,7 +3,7 @@
 use super::io::read_input;
 use clap::{Args, ValueEnum};
 use offload_driver::crc::{format_value, CrcKind};
-use offload_driver::{Offload, SoftwareOffload};
+use super::backend::Backend;
 use std::path::PathBuf;
 
 #[derive(Copy, Clone, Debug, ValueEnum)]
@@ -38,19 +38,10 @@ pub struct CrcArgs {
     file: Option<PathBuf>,
 }
 
-#[derive(Copy, Clone, Debug, ValueEnum)]
-pub enum Backend {
-    Sw,
-    Sim,
-}
-
 pub fn run(a: CrcArgs) -> anyhow::Result<()> {
     let data = read_input(a.file.as_deref())?;
     let kind = CrcKind::from(a.algo);
-    let value = match a.backend {
-        Backend::Sw => SoftwareOffload.crc(kind, &data)?,
-        Backend::Sim => offload_sim::VerilatedOffload::new()?.crc(kind, &data)?,
-    };
+    let value = a.backend.open()?.crc(kind, &data)?;
     println!("{}", format_value(kind, value));
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! Subcommands of the `offload` CLI, one file each.
 
+mod backend;
 mod crc;
 mod demo;
 mod hw;

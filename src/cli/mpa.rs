@@ -1,13 +1,15 @@
 //! `offload mpa frame|deframe|pcap`: MPA (RFC 5044) framing of ULPDU records, the inverse, and a
 //! capture of a whole MPA connection that Wireshark's `iwarp_mpa` dissector decodes.
 
+use super::backend::Backend;
 use super::io::{read_input, write_stdout};
 use super::records;
 use super::tcp_capture::{Side, TcpCapture};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use offload_driver::mpa::startup::{LocalParams, Startup};
-use offload_driver::mpa::{mulpdu_for_emss, Deframer, FramingConfig, Framer, MAX_ULPDU};
+use offload_driver::mpa::{fpdu_wire_len, mulpdu_for_emss, Deframer, FramingConfig, Framer, MARKER_INTERVAL, MAX_ULPDU};
+use offload_driver::Offload;
 use rand::{Rng, SeedableRng};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -36,6 +38,9 @@ pub struct FrameArgs {
     /// Largest ULPDU accepted.
     #[arg(long, default_value_t = MAX_ULPDU)]
     mulpdu: usize,
+    /// Who frames: the software model or the MPA TX block's Verilog in Verilator.
+    #[arg(long, value_enum, default_value = "sw")]
+    backend: Backend,
 }
 
 #[derive(Args, Debug)]
@@ -68,6 +73,9 @@ pub struct PcapArgs {
     /// Seed of the random ULPDUs.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Who frames the FPDUs: the software model or the MPA TX block's Verilog in Verilator.
+    #[arg(long, value_enum, default_value = "sw")]
+    backend: Backend,
 }
 
 pub fn run(c: MpaCommand) -> anyhow::Result<()> {
@@ -81,11 +89,12 @@ pub fn run(c: MpaCommand) -> anyhow::Result<()> {
 fn frame(a: FrameArgs) -> anyhow::Result<()> {
     let ulpdus = records::parse(&read_input(None)?)?;
     let cfg = FramingConfig { markers: !a.no_markers, crc: !a.no_crc, mulpdu: a.mulpdu };
-    let mut framer = Framer::new(cfg, a.offset)?;
-    let mut out = Vec::new();
-    for (i, u) in ulpdus.iter().enumerate() {
-        framer.frame(u, &mut out).with_context(|| format!("record {i}"))?;
+    // Refuse what the framer refuses, naming the record, before any backend runs.
+    Framer::new(cfg, a.offset)?;
+    if let Some(i) = ulpdus.iter().position(|u| u.is_empty() || u.len() > cfg.mulpdu) {
+        bail!("record {i}: ULPDU of {} octets is outside 1..={} (MULPDU)", ulpdus[i].len(), cfg.mulpdu);
     }
+    let out = a.backend.open()?.mpa_frame(&cfg, a.offset, &ulpdus)?;
     write_stdout(&out)
 }
 
@@ -116,18 +125,26 @@ fn pcap(a: PcapArgs) -> anyhow::Result<()> {
     let (client_ulpdus, server_ulpdus, mulpdu) = if given.is_empty() {
         let mulpdu = mulpdu_for_emss(1460, markers);
         let mut rng = rand::rngs::StdRng::seed_from_u64(a.seed);
-        let c = random_ddp_sends(&mut rng, a.count, mulpdu);
-        let s = random_ddp_sends(&mut rng, a.count, mulpdu);
+        let c = random_ddp_sends(&mut rng, a.count, mulpdu, markers);
+        let s = random_ddp_sends(&mut rng, a.count, mulpdu, markers);
         (c, s, mulpdu)
     } else {
         if let Some(bad) = given.iter().position(|u| u.is_empty() || u.len() > MAX_ULPDU) {
             bail!("record {bad}: a ULPDU must be 1..=64768 octets");
         }
+        let odd = fpdus_ending_on_marker(&given, markers);
+        if odd > 0 {
+            eprintln!(
+                "offload: note: {odd} FPDU(s) per direction end exactly on a Marker position; they are \
+                 correct, but Wireshark's iwarp_mpa dissector miscounts their Markers and will not decode them"
+            );
+        }
         // Records go both ways: the client sends them, the server echoes them.
         (given.clone(), given, MAX_ULPDU)
     };
 
-    let (c, sv) = write_capture(&a.out, markers, &client_ulpdus, &server_ulpdus, mulpdu)?;
+    let mut backend = a.backend.open()?;
+    let (c, sv) = write_capture(&a.out, markers, &client_ulpdus, &server_ulpdus, mulpdu, backend.as_mut())?;
     eprintln!("wrote {}: {c} + {sv} FPDUs, markers {}, CRC on", a.out.display(), if markers { "on" } else { "off" });
     Ok(())
 }
@@ -141,6 +158,7 @@ pub(super) fn write_capture(
     client_ulpdus: &[Vec<u8>],
     server_ulpdus: &[Vec<u8>],
     mulpdu: usize,
+    backend: &mut dyn Offload,
 ) -> anyhow::Result<(u64, u64)> {
     let local = LocalParams { markers, crc: true, private_data: Vec::new() };
     let mut initiator = Startup::initiator(local.clone())?;
@@ -157,33 +175,70 @@ pub(super) fn write_capture(
     let ni = initiator.negotiated().context("initiator negotiated")?.clone();
     let nr = responder.negotiated().context("responder negotiated")?.clone();
 
-    let mut client = Framer::new(ni.tx_framing(mulpdu), 0)?;
-    let mut server = Framer::new(nr.tx_framing(mulpdu), 0)?;
+    // Each direction keeps its stream offset; every FPDU is framed by the backend on its own so
+    // that each TCP segment carries exactly one.
+    let (client_cfg, server_cfg) = (ni.tx_framing(mulpdu), nr.tx_framing(mulpdu));
+    let (mut client_off, mut server_off) = (0u64, 0u64);
     // The Initiator sends first; the Responder answers each FPDU (§7.1.2).
     for i in 0..client_ulpdus.len().max(server_ulpdus.len()) {
         if let Some(u) = client_ulpdus.get(i) {
-            let mut fpdu = Vec::new();
-            client.frame(u, &mut fpdu)?;
+            let fpdu = backend.mpa_frame(&client_cfg, client_off, std::slice::from_ref(u))?;
+            client_off += fpdu.len() as u64;
             cap.send(Side::Client, &fpdu)?;
         }
         if let Some(u) = server_ulpdus.get(i) {
-            let mut fpdu = Vec::new();
-            server.frame(u, &mut fpdu)?;
+            let fpdu = backend.mpa_frame(&server_cfg, server_off, std::slice::from_ref(u))?;
+            server_off += fpdu.len() as u64;
             cap.send(Side::Server, &fpdu)?;
         }
     }
     let bytes = cap.finish()?;
     std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))?;
-    Ok((client.fpdus(), server.fpdus()))
+    Ok((client_ulpdus.len() as u64, server_ulpdus.len() as u64))
 }
 
 /// Random DDP untagged Sends that fit `mulpdu`, MSN counting from 1.
-pub(super) fn random_ddp_sends(rng: &mut impl Rng, count: usize, mulpdu: usize) -> Vec<Vec<u8>> {
+///
+/// With Markers, a length whose FPDU would end exactly on a Marker position is drawn again:
+/// such an FPDU is correct (the Marker then opens the next FPDU with FPDUPTR 0, RFC 5044 §4.3,
+/// as `mpa::Framer` and the hardware emit it), but Wireshark's `iwarp_mpa` dissector counts
+/// one Marker too many in it (`number_of_markers` computes `(size - offset) / 512 + 1`) and
+/// cannot decode it, and these captures are meant to be read in Wireshark.
+pub(super) fn random_ddp_sends(rng: &mut impl Rng, count: usize, mulpdu: usize, markers: bool) -> Vec<Vec<u8>> {
+    let mut offset = 0u64;
     (0..count)
         .map(|i| {
-            let len = rng.gen_range(1..=mulpdu - 18);
+            let (len, wire) = loop {
+                let len = rng.gen_range(1..=mulpdu - 18);
+                let wire = fpdu_wire_len(len + 18, offset, markers) as u64;
+                if !(markers && ends_on_marker(offset, wire)) {
+                    break (len, wire);
+                }
+            };
+            offset += wire;
             let payload: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
             ddp_send(i as u32 + 1, &payload)
         })
         .collect()
+}
+
+fn ends_on_marker(offset: u64, wire: u64) -> bool {
+    (offset + wire) % MARKER_INTERVAL == 0
+}
+
+/// FPDUs (of one direction starting at offset 0) that end exactly on a Marker position.
+fn fpdus_ending_on_marker(ulpdus: &[Vec<u8>], markers: bool) -> usize {
+    if !markers {
+        return 0;
+    }
+    let mut offset = 0u64;
+    ulpdus
+        .iter()
+        .filter(|u| {
+            let wire = fpdu_wire_len(u.len(), offset, true) as u64;
+            let hit = ends_on_marker(offset, wire);
+            offset += wire;
+            hit
+        })
+        .count()
 }
