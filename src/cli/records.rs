@@ -40,7 +40,7 @@ mod tests {
         let recs = vec![vec![1u8, 2, 3], vec![], vec![9; 300]];
         let bytes = encode(&recs);
         assert_eq!(parse(&bytes).unwrap(), recs);
-        assert!(parse(&bytes[..bytes.len() - 1]).unwrap_err().to_string().contains("offset 5"));
+        assert!(parse(&bytes[..bytes.len() - 1]).unwrap_err().to_string().contains("offset 7"));
         assert!(parse(&[0]).is_err());
     }
 }
