@@ -7,9 +7,11 @@
 //!   (`offload verilog`, `offload synth`), the lint tests and the Verilator harness in
 //!   `offload-sim` all iterate.
 //! - [`ports`]: a block's port list read from the block itself.
+//! - [`mctp_tx`]: the MCTP packetizer (NVMe-MI MIC, SMBus binding).
 //! - [`tools`]: Verilator lint, Yosys and nextpnr runners.
 
 pub mod crc;
+pub mod mctp_tx;
 pub mod mpa_tx;
 pub mod ports;
 pub mod registry;

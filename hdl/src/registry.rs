@@ -149,9 +149,43 @@ macro_rules! mpa_tx_entry {
     }};
 }
 
+fn gen_mctp_tx<const D: usize, const K: usize>() -> Generated {
+    let mut uut = crate::mctp_tx::MctpTx::<D, K>::default();
+    uut.connect_all();
+    Generated { verilog: generate_verilog(&uut), ports: ports_of(&uut) }
+}
+
+macro_rules! mctp_tx_entry {
+    ($d:literal, $k:literal) => {{
+        fn g() -> Generated {
+            gen_mctp_tx::<$d, $k>()
+        }
+        BlockEntry {
+            name: format!("mctp_tx_w{}", $k),
+            block: "mctp_tx",
+            width_bytes: $k,
+            crc: None,
+            params: format!(
+                "MCTP TX packetizer (DSP0236): one message in, one frame per MCTP packet out, NVMe-MI MIC \
+                 (CRC-32C) appended on request, SMBus binding (DSP0237, PEC CRC-8) on request; {k} octet(s)/beat.\n\
+                 Ports: clock, reset (sync, active high); with the first beat: s_len[16:0], cfg_src_eid[7:0], \
+                 cfg_dst_eid[7:0], cfg_tag[2:0], cfg_to, cfg_seq[1:0], cfg_mtu[7:0], cfg_mic, cfg_smbus, \
+                 cfg_smbus_src[6:0], cfg_smbus_dst[6:0]; s_tdata[{d1}:0], s_tkeep[{k1}:0], s_tvalid, s_tlast, \
+                 s_tready; m_tdata[{d1}:0], m_tkeep[{k1}:0], m_tvalid, m_tlast (packet end), m_tready; \
+                 packets[31:0], messages[31:0], dropped[31:0], len_errors[31:0].",
+                k = $k,
+                d1 = $d - 1,
+                k1 = $k - 1
+            ),
+            generate: g,
+        }
+    }};
+}
+
 /// All shipped instances. CRC-32C at every width (MPA, NVMe-MI), CRC-32 at 8 bytes (Fibre
 /// Channel), CRC-8/SMBUS and CRC-16/MCRF4XX at one byte (the MCTP bindings); the MPA TX framer
-/// at 4, 8 and 64 bytes (the last is the 512-bit datapath of 100 G NICs).
+/// at 4, 8 and 64 bytes (the last is the 512-bit datapath of 100 G NICs); the MCTP TX
+/// packetizer at 1, 4 and 8 bytes.
 pub fn catalogue() -> Vec<BlockEntry> {
     use CrcKind::*;
     vec![
@@ -168,6 +202,9 @@ pub fn catalogue() -> Vec<BlockEntry> {
         mpa_tx_entry!(32, 4),
         mpa_tx_entry!(64, 8),
         mpa_tx_entry!(512, 64),
+        mctp_tx_entry!(8, 1),
+        mctp_tx_entry!(32, 4),
+        mctp_tx_entry!(64, 8),
     ]
 }
 

@@ -180,6 +180,20 @@ pub fn run_streams<M: ClockedModel>(
     traffic: &Traffic,
     monitor: &mut dyn FnMut(&M, u64) -> Result<(), String>,
 ) -> Result<StreamRun, SimError> {
+    run_streams_with_frame_hook(m, inputs, outputs, traffic, monitor, &mut |_, _, _| ())
+}
+
+/// [`run_streams`], calling `on_frame(model, input, frame)` just before the first beat of each
+/// input frame is driven: set a frame's side-channel inputs there (they stay as set until the
+/// next call, so a block that latches them with the first beat sees them).
+pub fn run_streams_with_frame_hook<M: ClockedModel>(
+    m: &mut M,
+    inputs: &[(&AxisPorts, &[Vec<u8>])],
+    outputs: &[&AxisPorts],
+    traffic: &Traffic,
+    monitor: &mut dyn FnMut(&M, u64) -> Result<(), String>,
+    on_frame: &mut dyn FnMut(&mut M, usize, usize),
+) -> Result<StreamRun, SimError> {
     let mut rng = StdRng::seed_from_u64(traffic.seed);
     let mut ins: Vec<InState> = inputs
         .iter()
@@ -236,6 +250,9 @@ pub fn run_streams<M: ClockedModel>(
                         st.valid = false;
                     }
                     continue;
+                }
+                if st.offset == 0 {
+                    on_frame(m, i, st.frame);
                 }
                 let f = &frames[st.frame];
                 let n = (f.len() - st.offset).min(p.bytes);

@@ -22,15 +22,16 @@
 //!   ports wider than 64 bits are Verilator `VlWide` arrays of 32-bit words), VCD traces.
 //! - [`axis`]: the generic AXI4-Stream driver/monitor ([`ClockedModel`], [`AxisPorts`],
 //!   [`Traffic`], [`run_streams`]) and [`with_trace_on_failure`].
-//! - [`crc`]: CRC engine runs; [`mpa`]: MPA TX framer runs; [`offload`]: [`VerilatedOffload`], the `sim` backend.
+//! - [`crc`]: CRC engine runs; [`mpa`]: MPA TX framer runs; [`mctp`]: MCTP TX packetizer runs; [`offload`]: [`VerilatedOffload`], the `sim` backend.
 
 pub mod axis;
 pub mod crc;
+pub mod mctp;
 pub mod model;
 pub mod mpa;
 pub mod offload;
 
-pub use axis::{run_streams, with_trace_on_failure, AxisPorts, ClockedModel, StreamRun, Traffic};
+pub use axis::{run_streams, run_streams_with_frame_hook, with_trace_on_failure, AxisPorts, ClockedModel, StreamRun, Traffic};
 pub use model::{crc_model_info, model_info, trace_dir, ModelInfo, ModelVTable, PortDir, PortId, PortInfo, SimError, VerilatedModel};
 pub use offload::VerilatedOffload;
 

@@ -5,14 +5,17 @@ use crate::axis::Traffic;
 use crate::crc::run_crc_frames;
 use crate::model::{crc_model_info, SimError, VerilatedModel};
 use offload_driver::crc::CrcKind;
+use offload_driver::mctp::{MctpError, SmbusError, TxRequest, MAX_MESSAGE_LEN, SMBUS_MAX_MTU};
 use offload_driver::mpa::{FramingConfig, MpaError, MAX_ULPDU};
+use offload_driver::nvme_mi;
 use offload_driver::{Offload, OffloadError};
 use std::collections::HashMap;
 
 /// Runs offload work through Verilated models. CRCs go through the CRC engine of the chosen
 /// beat width (8 bytes by default); a kind only built at other widths (CRC-8, CRC-16: 1 byte)
 /// uses the narrowest available. MPA framing goes through the MPA TX framer of the chosen
-/// width (8 bytes when that width is not built).
+/// width (8 bytes when that width is not built), MCTP packetizing through the MCTP TX
+/// packetizer likewise.
 pub struct VerilatedOffload {
     width_bytes: usize,
     models: HashMap<&'static str, VerilatedModel>,
@@ -73,6 +76,56 @@ impl Offload for VerilatedOffload {
             ))));
         }
         Ok(run.fpdus.concat())
+    }
+
+    fn mctp_transmit(&mut self, request: &TxRequest, message: &[u8]) -> Result<Vec<Vec<u8>>, OffloadError> {
+        // The software's refusals, in `mctp::transmit`'s order, before anything reaches the
+        // hardware (which would drop the message and count it); past them every field fits
+        // its port.
+        request.config.validate()?;
+        if request.smbus.is_some() && request.config.mtu > SMBUS_MAX_MTU {
+            return Err(MctpError::SmbusMtu { mtu: request.config.mtu, max: SMBUS_MAX_MTU }.into());
+        }
+        let Some(&first) = message.first() else {
+            return Err(MctpError::EmptyMessage.into());
+        };
+        let mut total = message.len();
+        if request.append_mic {
+            if first & nvme_mi::IC_BIT == 0 {
+                return Err(MctpError::IcBitClear { first }.into());
+            }
+            total += nvme_mi::MIC_LEN;
+            nvme_mi::check_oob_len(total).map_err(MctpError::from)?;
+        }
+        if total > MAX_MESSAGE_LEN {
+            return Err(MctpError::MessageTooLong { len: total, max: MAX_MESSAGE_LEN }.into());
+        }
+        if let Some(a) = &request.smbus {
+            for (field, addr) in [("source", a.src), ("destination", a.dst)] {
+                if addr > 0x7F {
+                    return Err(MctpError::Smbus(SmbusError::AddressOutOfRange { field, addr }).into());
+                }
+            }
+        }
+        let info = crate::MODELS
+            .iter()
+            .filter(|m| m.block == "mctp_tx")
+            .min_by_key(|m| (m.width_bytes != self.width_bytes, m.width_bytes != 8))
+            .ok_or(OffloadError::Unsupported { backend: "sim", operation: "MCTP packetizing" })?;
+        let m = self.models.entry(info.name).or_insert_with(|| VerilatedModel::new(info));
+        let job = crate::mctp::MctpTxJob { req: *request, message: message.to_vec() };
+        let run = crate::mctp::run_mctp_tx(m, &[job], &Traffic::full_rate()).map_err(backend_err)?;
+        if run.messages != 1 || run.dropped != 0 || run.len_errors != 0 || run.packets != run.frames.len() as u64 {
+            return Err(backend_err(SimError::Failed(format!(
+                "1 message in: {} frames out, counters packets {} messages {} dropped {} len_errors {}",
+                run.frames.len(),
+                run.packets,
+                run.messages,
+                run.dropped,
+                run.len_errors
+            ))));
+        }
+        Ok(run.frames)
     }
 
     fn crc(&mut self, kind: CrcKind, data: &[u8]) -> Result<u64, OffloadError> {
