@@ -100,13 +100,19 @@ impl Writer<'_> {
                 Some(start) => (self.offset - start) as u16,
                 None => 0,
             };
-            self.out.extend_from_slice(&[0, 0]);
-            self.out.extend_from_slice(&ptr.to_be_bytes());
+            let [hi, lo] = ptr.to_be_bytes();
+            self.out.extend_from_slice(&[0, 0, hi, lo]);
             self.offset += MARKER_LEN as u64;
         }
     }
 
     fn put(&mut self, mut bytes: &[u8]) {
+        if !self.markers {
+            self.fpdu_start.get_or_insert(self.offset);
+            self.out.extend_from_slice(bytes);
+            self.offset += bytes.len() as u64;
+            return;
+        }
         while !bytes.is_empty() {
             self.marker_if_due();
             if self.fpdu_start.is_none() {
