@@ -197,3 +197,42 @@ pub fn ice40(verilog: &str, top: &str, device: &str) -> Result<Ice40Report, Tool
         .last();
     Ok(r)
 }
+
+/// A timing wrapper for blocks with more I/O than a package has pins: every input port of
+/// `inner` is loaded from one long shift register fed by pin `din`, every output is registered
+/// and XOR-folded into pin `dout`. The block's own register-to-register paths are then what
+/// nextpnr times (plus one XOR tree on the output side), with three pins in all.
+/// Returns the wrapper module (top `fmax_wrap`), to be appended to the block's Verilog.
+pub fn pin_wrapper(inner: &str, ports: &[crate::ports::Port]) -> String {
+    use crate::ports::Dir;
+    use std::fmt::Write;
+    let ins: Vec<_> = ports.iter().filter(|p| p.dir == Dir::In && !p.is_clock).collect();
+    let outs: Vec<_> = ports.iter().filter(|p| p.dir == Dir::Out).collect();
+    let in_bits: usize = ins.iter().map(|p| p.width).sum::<usize>().max(2);
+    let out_bits: usize = outs.iter().map(|p| p.width).sum::<usize>().max(1);
+    let mut s = String::new();
+    writeln!(s, "module fmax_wrap(input wire clock, input wire din, output reg dout);").unwrap();
+    writeln!(s, "reg [{}:0] chain;", in_bits - 1).unwrap();
+    writeln!(s, "always @(posedge clock) chain <= {{chain[{}:0], din}};", in_bits - 2).unwrap();
+    writeln!(s, "wire [{}:0] outs;", out_bits - 1).unwrap();
+    writeln!(s, "reg [{}:0] outs_q;", out_bits - 1).unwrap();
+    writeln!(s, "always @(posedge clock) begin outs_q <= outs; dout <= ^outs_q; end").unwrap();
+    let mut conns = Vec::new();
+    let mut at = 0;
+    for p in ports {
+        if p.is_clock {
+            conns.push(format!(".{}(clock)", p.name));
+        } else if p.dir == Dir::In {
+            conns.push(format!(".{}(chain[{}:{}])", p.name, at + p.width - 1, at));
+            at += p.width;
+        }
+    }
+    let mut at = 0;
+    for p in &outs {
+        conns.push(format!(".{}(outs[{}:{}])", p.name, at + p.width - 1, at));
+        at += p.width;
+    }
+    writeln!(s, "{inner} dut({});", conns.join(", ")).unwrap();
+    writeln!(s, "endmodule").unwrap();
+    s
+}

@@ -102,9 +102,19 @@ pub fn synth(a: SynthArgs) -> anyhow::Result<()> {
         Ice40Device::Hx8k => "hx8k",
         Ice40Device::Up5k => "up5k",
     };
-    match tools::ice40(&v, &top, dev) {
+    // More I/O bits than the package has pins: time the block behind a 3-pin shift-register
+    // wrapper instead (its own register-to-register paths are what matter).
+    let ports = (e.generate)().ports;
+    let io_bits: usize = ports.iter().map(|p| p.width).sum();
+    let pins = if dev == "up5k" { 39 } else { 206 };
+    let (design, pnr_top, how) = if io_bits > pins {
+        (format!("{v}\n{}", tools::pin_wrapper(&top, &ports)), "fmax_wrap".to_string(), " (I/O through a shift-register wrapper)")
+    } else {
+        (v.clone(), top.clone(), "")
+    };
+    match tools::ice40(&design, &pnr_top, dev) {
         Ok(r) => println!(
-            "yosys synth_ice40 + nextpnr-ice40 --{dev}: {} LUT4s, {} FFs, Fmax {}",
+            "yosys synth_ice40 + nextpnr-ice40 --{dev}{how}: {} LUT4s, {} FFs, Fmax {}",
             r.luts,
             r.ffs,
             r.fmax_mhz.map_or("not reported".into(), |f| format!("{f:.2} MHz"))
