@@ -1,13 +1,13 @@
 //! `offload mctp packetize|reassemble`: MCTP packets (DSP0236), optionally protected by the
 //! NVMe-MI MIC and wrapped in the SMBus binding (DSP0237), as lines of lowercase hex.
 
+use super::backend::Backend;
 use super::io::{read_input, write_stdout};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use offload_driver::mctp::{
     receive, Binding, ReassemblyConfig, RxError, RxRequest, SmbusAddresses, TxConfig, TxRequest,
 };
-use offload_driver::{Offload, SoftwareOffload};
 
 #[derive(Subcommand, Debug)]
 pub enum MctpCommand {
@@ -47,6 +47,9 @@ pub struct PacketizeArgs {
     /// The receiver's 7-bit slave address.
     #[arg(long, value_parser = parse_u8, requires = "smbus_src")]
     smbus_dst: Option<u8>,
+    /// Who packetizes: the software model or the MCTP TX block's Verilog in Verilator.
+    #[arg(long, value_enum, default_value = "sw")]
+    backend: Backend,
 }
 
 #[derive(Args, Debug)]
@@ -84,7 +87,9 @@ fn packetize(a: PacketizeArgs) -> anyhow::Result<()> {
         append_mic: a.ic,
         smbus,
     };
-    let frames = SoftwareOffload
+    let frames = a
+        .backend
+        .open()?
         .mctp_transmit(&request, &message)
         .context("packetizing")?;
     let mut out = String::with_capacity(frames.iter().map(|f| f.len() * 2 + 1).sum());

@@ -248,7 +248,6 @@ impl MctpTxModel {
     }
 
     /// Header octet `idx` of a frame (SMBus prefix first when `cfg.smbus`).
-    #[allow(clippy::too_many_arguments)]
     pub fn header_octet(idx: usize, c: &MsgCfg, pkt_len: u8, som: bool, eom: bool, seq: u8) -> u8 {
         let flags = (u8::from(som) << SOM_BIT)
             | (u8::from(eom) << EOM_BIT)
@@ -394,8 +393,8 @@ impl MctpTxModel {
         let left = (h + c).saturating_sub(p);
         nx.h = left;
         nx.win = vec![0; self.hmax];
-        for b in 0..left {
-            nx.win[b] = items[p + b];
+        if left > 0 {
+            nx.win[..left].copy_from_slice(&items[p..p + left]);
         }
         nx.pec_r = if frame_end { self.pec_net.init_r } else { pec_nxt };
         nx.cfg = cfg;

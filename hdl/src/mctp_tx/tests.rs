@@ -281,6 +281,7 @@ fn throughput_one_beat_per_clock() {
             let beats: u64 = run.frames.iter().map(|f| f.len().div_ceil(w) as u64).sum();
             let clocks = run.span.1 - run.span.0 + 1;
             assert!(clocks <= beats + 1, "W={w} smbus {smbus}: {clocks} clocks for {beats} output beats");
+            assert!(run.cycles >= beats, "W={w}: {} clocks in all for {beats} output beats", run.cycles);
         }
     }
 }
