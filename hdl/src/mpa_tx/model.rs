@@ -16,14 +16,16 @@
 //!    Marker in the lane whose stream offset is a multiple of 512 (at most one per beat since
 //!    `W ≤ 64`), if an item of the FPDU follows it. Items that do not fit are held (at most
 //!    `N+1`). Every FPDU starts in lane 0 of a new beat, so the holding never mixes FPDUs.
-//! 3. **CRC.** The lanes before the CRC lane of each beat (all lanes on other beats) go through
-//!    the CRC engine's network (`crc::CrcNetwork::step`, the same partial-beat scheme), so
-//!    every Marker inside the FPDU, one right after the PAD, and a leading one with FPDUPTR 0
-//!    are all covered (§4.4). The finished CRC goes out low octet first.
+//! 3. **CRC (stage B).** The assembled beat is registered (stage A → B), then the lanes before
+//!    the CRC lane (all lanes on other beats) go through the CRC engine's network
+//!    (`crc::CrcNetwork::step`, the same partial-beat scheme) and the finished CRC is put in
+//!    its lane on the way to the output register, low octet first. So every Marker inside the
+//!    FPDU, one right after the PAD, and a leading one with FPDUPTR 0 are covered (§4.4), and
+//!    the CRC network and the lane assembly are in separate clock stages.
 //!
 //! # Flow control
-//! The output beat is a register; a new one is formed whenever it is empty or being taken
-//! (`adv`). An input beat is taken when `adv` holds and the held words plus this beat's
+//! Two registered stages (assembly → CRC/output), each advancing when it is empty or its
+//! successor takes its beat (`adv`, `adv_b`); latency two clocks. An input beat is taken when `adv` holds and the held words plus this beat's
 //! Marker leave room (`h + m ≤ N`), which never throttles input for FPDUs up to `N` Markers
 //! long; otherwise the beat is formed from held words alone. One ULPDU per beat back to back
 //! runs at one FPDU per clock; a ULPDU whose tail does not fit its last beat costs one more.
@@ -99,8 +101,14 @@ pub struct TxRegs {
     pub held: Vec<u32>,
     /// The last two octets of the previous input beat (octet 0 in bits 7:0).
     pub carry: u16,
-    /// CRC register (the engine's consumption-order layout).
+    /// CRC register (the engine's consumption-order layout), advanced by stage B.
     pub crc_r: u64,
+    /// Stage A → B pipeline register: an assembled beat without its CRC word.
+    pub a_valid: bool,
+    pub a_lanes: Vec<u32>,
+    pub a_keep: u64,
+    /// Lane of the CRC word (the FPDU's last beat), if in this beat.
+    pub a_crc_lane: Option<usize>,
     pub m_tdata: Vec<u32>,
     pub m_tkeep: u64,
     pub m_tvalid: bool,
@@ -148,6 +156,10 @@ impl MpaTxModel {
             held: Vec::new(),
             carry: 0,
             crc_r: net.init_r,
+            a_valid: false,
+            a_lanes: vec![0; n],
+            a_keep: 0,
+            a_crc_lane: None,
             m_tdata: vec![0; n],
             m_tkeep: 0,
             m_tvalid: false,
@@ -215,6 +227,10 @@ impl MpaTxModel {
             nx.held.clear();
             nx.carry = 0;
             nx.crc_r = self.net.init_r;
+            nx.a_valid = false;
+            nx.a_lanes = vec![0; self.n];
+            nx.a_keep = 0;
+            nx.a_crc_lane = None;
             nx.m_tdata = vec![0; self.n];
             nx.m_tkeep = 0;
             nx.m_tvalid = false;
@@ -224,10 +240,31 @@ impl MpaTxModel {
             return (nx, false);
         }
         let n = self.n;
-        let adv = !r.m_tvalid || i.m_tready;
-        if adv {
-            nx.m_tvalid = false;
+        // Stage B: the CRC step over the lanes before the CRC lane (all lanes when the CRC is
+        // not in this beat), the CRC word inserted, into the output register.
+        let adv_b = !r.m_tvalid || i.m_tready;
+        if adv_b {
+            nx.m_tvalid = r.a_valid;
+            nx.a_valid = false;
+            if r.a_valid {
+                let covered = r.a_crc_lane.unwrap_or(n);
+                let data: Vec<u8> = r.a_lanes.iter().flat_map(|w| w.to_le_bytes()).collect();
+                let stepped = self.net.step(r.crc_r, &data, keep_mask(4 * covered));
+                let mut lanes = r.a_lanes.clone();
+                if let Some(l) = r.a_crc_lane {
+                    lanes[l] = if i.cfg_crc { self.net.finish(stepped) as u32 } else { 0 };
+                    nx.crc_r = self.net.init_r;
+                    nx.fpdus = r.fpdus.wrapping_add(1);
+                } else {
+                    nx.crc_r = stepped;
+                }
+                nx.m_tdata = lanes;
+                nx.m_tkeep = r.a_keep;
+                nx.m_tlast = r.a_crc_lane.is_some();
+            }
         }
+        // Stage A: lane assembly, whenever its register is empty or being taken.
+        let adv = !r.a_valid || adv_b;
         let keep_in = if i.s_tlast { i.s_tkeep } else { keep_mask(self.w) };
 
         // Bad lengths are dropped whole, whatever the output does.
@@ -330,20 +367,11 @@ impl MpaTxModel {
             let ptr = if before_header { 0 } else { at.wrapping_sub(hdr_off) };
             lanes[l] = (ptr.swap_bytes() as u32) << 16;
         }
-        // CRC over the lanes before the CRC lane (all lanes when the CRC is not in this beat).
-        let covered = crc_lane.unwrap_or(n);
-        let data: Vec<u8> = lanes.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let stepped = self.net.step(r.crc_r, &data, keep_mask(4 * covered));
-        if let Some(l) = crc_lane {
-            let crc = if i.cfg_crc { self.net.finish(stepped) as u32 } else { 0 };
-            lanes[l] = crc;
-            nx.crc_r = self.net.init_r;
-            nx.phase = Phase::Idle;
-            nx.fpdus = r.fpdus.wrapping_add(1);
-        } else {
-            nx.crc_r = stepped;
-            nx.phase = if ending { Phase::Tail } else { Phase::Body };
-        }
+        nx.phase = match (crc_lane, ending) {
+            (Some(_), _) => Phase::Idle,
+            (None, true) => Phase::Tail,
+            (None, false) => Phase::Body,
+        };
         nx.hdr_off = hdr_off;
         nx.hdr_pending = hdr_pending && hdr_lane.is_none();
         nx.held = items[next_item..]
@@ -354,10 +382,10 @@ impl MpaTxModel {
             })
             .collect();
         debug_assert!(nx.held.len() <= n + 1, "held {} > N+1", nx.held.len());
-        nx.m_tdata = lanes;
-        nx.m_tvalid = true;
-        nx.m_tlast = crc_lane.is_some();
-        nx.m_tkeep = keep_mask(4 * used);
+        nx.a_lanes = lanes;
+        nx.a_valid = true;
+        nx.a_crc_lane = crc_lane;
+        nx.a_keep = keep_mask(4 * used);
         nx.off = r.off.wrapping_add(4 * used as u16);
         (nx, take)
     }

@@ -38,14 +38,22 @@ pub fn body(m: &MpaTxModel) -> String {
     o!("reg [{}:0] h;", hb - 1);
     o!("reg [15:0] carry;");
     o!("reg [31:0] crc_r;");
+    o!("// Stage A -> B register: an assembled beat without its CRC word.");
+    o!("reg a_valid;");
+    o!("reg [{}:0] a_lanes;", db - 1);
+    o!("reg [{}:0] a_keep;", w - 1);
+    o!("reg a_crc_here;");
+    o!("reg [7:0] a_crc_lane;");
     o!("initial begin");
     o!("   phase = IDLE; off = 16'h0; hdr_off = 16'h0; hdr_pending = 1'b0; held = {}'h0; h = {hb}'d0;", 32 * hmax);
     o!("   carry = 16'h0; crc_r = 32'h{init:08X};");
+    o!("   a_valid = 1'b0; a_lanes = {db}'h0; a_keep = {w}'h0; a_crc_here = 1'b0; a_crc_lane = 8'd0;");
     o!("   m_tdata = {db}'h0; m_tkeep = {w}'h0; m_tvalid = 1'b0; m_tlast = 1'b0; fpdus = 32'h0; dropped = 32'h0;");
     o!("end");
 
     // Input side.
-    o!("wire adv = ~m_tvalid | m_tready;");
+    o!("wire adv_b = ~m_tvalid | m_tready;");
+    o!("wire adv = ~a_valid | adv_b;");
     o!("wire [{}:0] keep_in = s_tlast ? s_tkeep : {ones};", w - 1);
     o!("wire len_bad = (s_len == 16'h0) | (s_len > cfg_mulpdu);");
     o!("wire in_drop = phase == DROP;");
@@ -122,17 +130,17 @@ pub fn body(m: &MpaTxModel) -> String {
         );
     }
     o!("end");
-    // CRC over the lanes before the CRC lane (all lanes when it is not in this beat).
-    o!("wire [7:0] covered = crc_here ? crc_lane : 8'd{n};");
+    // Stage B: CRC over the lanes before the CRC lane (all lanes when it is not in this beat).
+    o!("wire [7:0] covered = a_crc_here ? a_crc_lane : 8'd{n};");
     let cov: Vec<String> = (0..n).rev().map(|l| format!("{{4{{covered > 8'd{l}}}}}")).collect();
     o!("wire [{}:0] cov_keep = {{{}}};", w - 1, cov.join(", "));
-    s.push_str(&step_logic(&m.net, "fc", "crc_r", "lanes", "cov_keep"));
+    s.push_str(&step_logic(&m.net, "fc", "crc_r", "a_lanes", "cov_keep"));
     o!("wire [31:0] crc_word = cfg_crc ? fc_fin : 32'h0;");
     o!("reg [{}:0] lanes_out;", db - 1);
     o!("always @(*) begin");
-    o!("   lanes_out = lanes;");
+    o!("   lanes_out = a_lanes;");
     for l in 0..n {
-        o!("   if (crc_here && crc_lane == 8'd{l}) lanes_out[{}:{}] = crc_word;", 32 * l + 31, 32 * l);
+        o!("   if (a_crc_here && a_crc_lane == 8'd{l}) lanes_out[{}:{}] = crc_word;", 32 * l + 31, 32 * l);
     }
     o!("end");
     // Items consumed, and the words left to hold: held_next[i] = item[placed + i].
@@ -154,9 +162,20 @@ pub fn body(m: &MpaTxModel) -> String {
     o!("   if (reset) begin");
     o!("      phase <= IDLE; off <= {{cfg_offset[15:2], 2'b00}}; hdr_off <= 16'h0; hdr_pending <= 1'b0;");
     o!("      held <= {}'h0; h <= {hb}'d0; carry <= 16'h0; crc_r <= 32'h{init:08X};", 32 * hmax);
+    o!("      a_valid <= 1'b0; a_lanes <= {db}'h0; a_keep <= {w}'h0; a_crc_here <= 1'b0; a_crc_lane <= 8'd0;");
     o!("      m_tdata <= {db}'h0; m_tkeep <= {w}'h0; m_tvalid <= 1'b0; m_tlast <= 1'b0; fpdus <= 32'h0; dropped <= 32'h0;");
     o!("   end else begin");
-    o!("      if (adv) m_tvalid <= 1'b0;");
+    o!("      if (adv_b) begin");
+    o!("         m_tvalid <= a_valid;");
+    o!("         a_valid <= 1'b0;");
+    o!("         if (a_valid) begin");
+    o!("            m_tdata <= lanes_out;");
+    o!("            m_tkeep <= a_keep;");
+    o!("            m_tlast <= a_crc_here;");
+    o!("            crc_r <= a_crc_here ? 32'h{init:08X} : fc_nxt;");
+    o!("            if (a_crc_here) fpdus <= fpdus + 32'h1;");
+    o!("         end");
+    o!("      end");
     o!("      if (in_drop) begin");
     o!("         if (s_tvalid & s_tlast) phase <= IDLE;");
     o!("      end else if (idle_bad) begin");
@@ -165,23 +184,17 @@ pub fn body(m: &MpaTxModel) -> String {
     o!("      end else begin");
     o!("         if (take) carry <= s_tdata[{}:{}];", db - 1, db - 16);
     o!("         if (emit) begin");
-    o!("            m_tdata <= lanes_out;");
-    o!("            m_tvalid <= 1'b1;");
-    o!("            m_tlast <= crc_here;");
-    o!("            m_tkeep <= keep_used;");
+    o!("            a_lanes <= lanes;");
+    o!("            a_valid <= 1'b1;");
+    o!("            a_crc_here <= crc_here;");
+    o!("            a_crc_lane <= crc_lane;");
+    o!("            a_keep <= keep_used;");
     o!("            off <= off + {{6'd0, used, 2'b00}};");
     o!("            hdr_off <= hdr_off_eff;");
     o!("            hdr_pending <= hdr_pend & ~hdr_placed;");
     o!("            held <= held_next;");
     o!("            h <= left[{}:0];", hb - 1);
-    o!("            if (crc_here) begin");
-    o!("               crc_r <= 32'h{init:08X};");
-    o!("               phase <= IDLE;");
-    o!("               fpdus <= fpdus + 32'h1;");
-    o!("            end else begin");
-    o!("               crc_r <= fc_nxt;");
-    o!("               phase <= ending ? TAIL : BODY;");
-    o!("            end");
+    o!("            phase <= crc_here ? IDLE : (ending ? TAIL : BODY);");
     o!("         end");
     o!("      end");
     o!("   end");
