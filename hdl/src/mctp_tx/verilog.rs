@@ -14,13 +14,20 @@ use offload_driver::mctp::{HEADER_LEN, MAX_MESSAGE_LEN, MAX_MTU, MIN_MTU, SMBUS_
 use offload_driver::nvme_mi::{MIC_LEN, OOB_MAX_MESSAGE_LEN};
 use std::fmt::Write;
 
+/// Width in bits of a counter holding `0..=max`.
+fn bits_for(max: usize) -> usize {
+    (usize::BITS - max.leading_zeros()).max(1) as usize
+}
+
 pub fn body(m: &MctpTxModel) -> String {
     // The flags octet below is written as {SOM, EOM, seq[1:0], TO, tag[2:0]}.
     assert_eq!((SOM_BIT, EOM_BIT, SEQ_SHIFT, TO_BIT), (7, 6, 4, 3), "MCTP flag layout changed");
     let w = m.w;
     let db = 8 * w;
     let hmax = m.hmax;
-    let ib = hmax + w + MIC_LEN; // item octets: window + beat + MIC
+    // Item octets: the window and this beat's octets and MIC, which are only taken with h ≤ W,
+    // so h + c ≤ 2W + 4 = hmax.
+    let ib = hmax;
     let mic_init = m.mic_net.init_r;
     let mic_rb = 8 * m.mic_net.reg_bytes;
     let pec_init = m.pec_net.init_r;
@@ -28,6 +35,9 @@ pub fn body(m: &MctpTxModel) -> String {
     let hdr_all = SMBUS_PREFIX + HEADER_LEN;
     let ones = format!("{w}'h{}", "F".repeat(w.div_ceil(4)));
     let (eid_lo, eid_hi) = (*EID_RESERVED.start(), *EID_RESERVED.end());
+    // Shift amounts carry only the bits their range needs (nh, p, k ≤ W; h ≤ W when shifted), so the
+    // byte shifters have no levels for amounts that cannot occur.
+    let pb = bits_for(w);
     let mut s = String::new();
     macro_rules! o { ($($t:tt)*) => { writeln!(s, $($t)*).unwrap() } }
 
@@ -118,9 +128,9 @@ pub fn body(m: &MctpTxModel) -> String {
     o!("wire [{}:0] beat_masked = {{{}}};", db - 1, masked.join(", "));
     o!("wire [{}:0] mic_w = {{{}'h0, mc_fin}};", 8 * ib - 1, 8 * ib - 32);
     o!("wire [{}:0] beat_w = {{{}'h0, beat_masked}};", 8 * ib - 1, 8 * ib - db);
-    o!("wire [{}:0] cur = take ? (beat_w | (mic_add ? (mic_w << {{k_in, 3'b000}}) : {}'h0)) : {}'h0;", 8 * ib - 1, 8 * ib, 8 * ib);
-    o!("wire [{}:0] win_w = {{{}'h0, win}};", 8 * ib - 1, 8 * (ib - hmax));
-    o!("wire [{}:0] items = win_w | (cur << {{h, 3'b000}});", 8 * ib - 1);
+    o!("wire [{}:0] cur = take ? (beat_w | (mic_add ? (mic_w << {{k_in[{}:0], 3'b000}}) : {}'h0)) : {}'h0;", 8 * ib - 1, pb - 1, 8 * ib, 8 * ib);
+    o!("// A beat is only taken with h <= {w}: the low bits of h are the whole shift then.");
+    o!("wire [{}:0] items = win | (cur << {{h[{}:0], 3'b000}});", 8 * ib - 1, pb - 1);
     o!("wire ending = (phase == TAIL) | (take & s_tlast);");
 
     // Frame assembly.
@@ -149,8 +159,7 @@ pub fn body(m: &MctpTxModel) -> String {
     if db < 64 {
         o!("wire [{}:0] unused_hdr_sh = hdr_sh[63:{db}];", 63 - db);
     }
-    o!("wire [{}:0] pay_sh = items << {{nh, 3'b000}};", 8 * ib - 1);
-    o!("wire [{}:0] unused_pay_sh = pay_sh[{}:{db}];", 8 * ib - db - 1, 8 * ib - 1);
+    o!("wire [{}:0] pay_sh = items[{}:0] << {{nh[{}:0], 3'b000}};", db - 1, db - 1, pb - 1);
     o!("reg [{}:0] lanes;", db - 1);
     o!("always @(*) begin");
     for j in 0..w {
@@ -180,11 +189,10 @@ pub fn body(m: &MctpTxModel) -> String {
     // What is left for the window, and the counters of the message.
     o!("wire [8:0] hc = {{1'b0, h}} + {{1'b0, c}};");
     o!("wire [7:0] left = (hc >= {{1'b0, p}}) ? hc[7:0] - p : 8'd0;");
-    o!("wire [{}:0] rest_all = items >> {{p, 3'b000}};", 8 * ib - 1);
+    o!("wire [{}:0] rest_all = items >> {{p[{}:0], 3'b000}};", 8 * ib - 1, pb - 1);
     let wn: Vec<String> =
         (0..hmax).rev().map(|b| format!("((8'd{b} < left) ? rest_all[{}:{}] : 8'h0)", 8 * b + 7, 8 * b)).collect();
     o!("wire [{}:0] win_next = {{{}}};", 8 * hmax - 1, wn.join(", "));
-    o!("wire [{}:0] unused_rest = rest_all[{}:{}];", 8 * (ib - hmax) - 1, 8 * ib - 1, 8 * hmax);
     o!("wire [16:0] c_in17 = {{9'd0, c_in}};");
     o!("wire [16:0] in_left_n = (e_in_left > c_in17) ? e_in_left - c_in17 : 17'd0;");
     o!("wire len_err_last = take & s_tlast & (e_in_left != c_in17);");
