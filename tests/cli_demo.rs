@@ -20,6 +20,7 @@ fn demo_runs_and_all_backends_agree() {
     let sim_rows: Vec<&str> = text.lines().filter(|l| l.starts_with("sim ")).collect();
     assert!(sim_rows.iter().any(|l| l.contains("MPA frame") && l.contains("identical")), "{text}");
     assert!(sim_rows.iter().any(|l| l.contains("CRC-32C") && l.contains("= reference")), "{text}");
+    assert!(sim_rows.iter().any(|l| l.contains("NVMe-MI/MCTP/SMBus") && l.contains("identical")), "{text}");
     assert!(dir.join("verilog").read_dir().unwrap().count() >= 10, "the Verilog of every block");
     assert!(dir.join("mpa_tx_w8.vcd").metadata().unwrap().len() > 1000, "a VCD");
     let pcap = std::fs::read(dir.join("mpa.pcap")).unwrap();
