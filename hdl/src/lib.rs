@@ -10,6 +10,7 @@
 //! - [`mctp_tx`]: the MCTP packetizer (NVMe-MI MIC, SMBus binding).
 //! - [`tools`]: Verilator lint, Yosys and nextpnr runners.
 
+pub mod bits;
 pub mod crc;
 pub mod mctp_tx;
 pub mod mpa_tx;

@@ -18,6 +18,7 @@
 pub mod network;
 pub mod verilog;
 
+pub use crate::bits::bytes_to_bits;
 pub use network::CrcNetwork;
 
 use offload_driver::crc::CrcKind;
@@ -81,7 +82,7 @@ impl<const D: usize, const K: usize, const C: usize> Logic for CrcEngine<D, K, C
                 self.crc_valid.next = false;
                 if self.tvalid.val() {
                     let last = self.tlast.val();
-                    let keep = if last { bits_to_u64(&self.tkeep.val()) } else { all_ones(K) };
+                    let keep = if last { crate::bits::bits_to_u64(&self.tkeep.val()) } else { crate::bits::low_ones(K) };
                     let d = self.tdata.val();
                     let data: Vec<u8> =
                         (0..K).map(|i| d.get_bits::<8>(8 * i).index() as u8).collect();
@@ -124,25 +125,5 @@ impl<const D: usize, const K: usize, const C: usize> Logic for CrcEngine<D, K, C
     }
 }
 
-fn all_ones(k: usize) -> u64 {
-    if k >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << k) - 1
-    }
-}
 
-fn bits_to_u64<const N: usize>(b: &Bits<N>) -> u64 {
-    (0..N.min(64)).fold(0, |acc, i| acc | ((b.get_bit(i) as u64) << i))
-}
 
-/// Reads a `Bits<N>` as little-endian bytes (tests use it for wide ports).
-pub fn bytes_to_bits<const N: usize>(bytes: &[u8]) -> Bits<N> {
-    let mut b = Bits::<N>::default();
-    for i in 0..N {
-        if bytes.get(i / 8).is_some_and(|x| x >> (i % 8) & 1 != 0) {
-            b = b.replace_bit(i, true);
-        }
-    }
-    b
-}

@@ -94,9 +94,6 @@ impl<const D: usize, const K: usize> Default for MctpTx<D, K> {
     }
 }
 
-fn bits_u64<const N: usize>(b: &Bits<N>) -> u64 {
-    (0..N.min(64)).fold(0, |acc, i| acc | ((b.get_bit(i) as u64) << i))
-}
 
 impl<const D: usize, const K: usize> MctpTx<D, K> {
     fn inputs(&self) -> TxIn {
@@ -104,20 +101,20 @@ impl<const D: usize, const K: usize> MctpTx<D, K> {
         TxIn {
             reset: self.reset.val(),
             s_tdata: (0..K).map(|i| d.get_bits::<8>(8 * i).index() as u8).collect(),
-            s_tkeep: bits_u64(&self.s_tkeep.val()),
+            s_tkeep: crate::bits::bits_to_u64(&self.s_tkeep.val()),
             s_tvalid: self.s_tvalid.val(),
             s_tlast: self.s_tlast.val(),
-            s_len: bits_u64(&self.s_len.val()) as u32,
-            cfg_src_eid: bits_u64(&self.cfg_src_eid.val()) as u8,
-            cfg_dst_eid: bits_u64(&self.cfg_dst_eid.val()) as u8,
-            cfg_tag: bits_u64(&self.cfg_tag.val()) as u8,
+            s_len: crate::bits::bits_to_u64(&self.s_len.val()) as u32,
+            cfg_src_eid: crate::bits::bits_to_u64(&self.cfg_src_eid.val()) as u8,
+            cfg_dst_eid: crate::bits::bits_to_u64(&self.cfg_dst_eid.val()) as u8,
+            cfg_tag: crate::bits::bits_to_u64(&self.cfg_tag.val()) as u8,
             cfg_to: self.cfg_to.val(),
-            cfg_seq: bits_u64(&self.cfg_seq.val()) as u8,
-            cfg_mtu: bits_u64(&self.cfg_mtu.val()) as u8,
+            cfg_seq: crate::bits::bits_to_u64(&self.cfg_seq.val()) as u8,
+            cfg_mtu: crate::bits::bits_to_u64(&self.cfg_mtu.val()) as u8,
             cfg_mic: self.cfg_mic.val(),
             cfg_smbus: self.cfg_smbus.val(),
-            cfg_smbus_src: bits_u64(&self.cfg_smbus_src.val()) as u8,
-            cfg_smbus_dst: bits_u64(&self.cfg_smbus_dst.val()) as u8,
+            cfg_smbus_src: crate::bits::bits_to_u64(&self.cfg_smbus_src.val()) as u8,
+            cfg_smbus_dst: crate::bits::bits_to_u64(&self.cfg_smbus_dst.val()) as u8,
             m_tready: self.m_tready.val(),
         }
     }

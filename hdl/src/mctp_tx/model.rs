@@ -168,13 +168,7 @@ pub struct MctpTxModel {
     pub regs: TxRegs,
 }
 
-pub fn keep_mask(bytes: usize) -> u64 {
-    if bytes >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bytes) - 1
-    }
-}
+pub use crate::bits::low_ones as keep_mask;
 
 /// True when the software `transmit` refuses a message with this length, first octet and
 /// header configuration (the fields the ports can represent).

@@ -75,9 +75,6 @@ impl<const D: usize, const K: usize> Default for MpaTx<D, K> {
     }
 }
 
-fn bits_u64<const N: usize>(b: &Bits<N>) -> u64 {
-    (0..N.min(64)).fold(0, |acc, i| acc | ((b.get_bit(i) as u64) << i))
-}
 
 impl<const D: usize, const K: usize> MpaTx<D, K> {
     fn inputs(&self) -> TxIn {
@@ -86,13 +83,13 @@ impl<const D: usize, const K: usize> MpaTx<D, K> {
             reset: self.reset.val(),
             cfg_markers: self.cfg_markers.val(),
             cfg_crc: self.cfg_crc.val(),
-            cfg_mulpdu: bits_u64(&self.cfg_mulpdu.val()) as u16,
-            cfg_offset: bits_u64(&self.cfg_offset.val()) as u16,
+            cfg_mulpdu: crate::bits::bits_to_u64(&self.cfg_mulpdu.val()) as u16,
+            cfg_offset: crate::bits::bits_to_u64(&self.cfg_offset.val()) as u16,
             s_tdata: (0..K).map(|i| d.get_bits::<8>(8 * i).index() as u8).collect(),
-            s_tkeep: bits_u64(&self.s_tkeep.val()),
+            s_tkeep: crate::bits::bits_to_u64(&self.s_tkeep.val()),
             s_tvalid: self.s_tvalid.val(),
             s_tlast: self.s_tlast.val(),
-            s_len: bits_u64(&self.s_len.val()) as u16,
+            s_len: crate::bits::bits_to_u64(&self.s_len.val()) as u16,
             m_tready: self.m_tready.val(),
         }
     }

@@ -135,13 +135,7 @@ pub struct MpaTxModel {
     pub regs: TxRegs,
 }
 
-pub fn keep_mask(bytes: usize) -> u64 {
-    if bytes >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bytes) - 1
-    }
-}
+pub use crate::bits::low_ones as keep_mask;
 
 impl MpaTxModel {
     pub fn new(w: usize) -> Self {
