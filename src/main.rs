@@ -9,6 +9,13 @@ mod cli;
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
+    // Like other Unix filters, end quietly when the reader goes away (`offload … | head`)
+    // instead of panicking in `println!` on EPIPE. Rust sets SIGPIPE to ignored at startup.
+    // SAFETY: called once, before any thread is spawned; restores the default disposition.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let args = cli::Cli::parse();
     match cli::run(args) {
         Ok(()) => std::process::ExitCode::SUCCESS,
