@@ -32,6 +32,8 @@ pub fn body(m: &MpaTxModel) -> String {
     o!("localparam IDLE = 2'd0, BODY = 2'd1, TAIL = 2'd2, DROP = 2'd3;");
     o!("reg [1:0] phase;");
     o!("reg [15:0] off;");
+    o!("// (0 - off[8:2]) mod 128, kept in step with off: the next Marker lane without a subtractor.");
+    o!("reg [6:0] mpos_q;");
     o!("reg [15:0] hdr_off;");
     o!("reg hdr_pending;");
     o!("reg [{}:0] held;", 32 * hmax - 1);
@@ -45,6 +47,7 @@ pub fn body(m: &MpaTxModel) -> String {
     o!("reg a_crc_here;");
     o!("reg [7:0] a_crc_lane;");
     o!("initial begin");
+    o!("   mpos_q = 7'd0;");
     o!("   phase = IDLE; off = 16'h0; hdr_off = 16'h0; hdr_pending = 1'b0; held = {}'h0; h = {hb}'d0;", 32 * hmax);
     o!("   carry = 16'h0; crc_r = 32'h{init:08X};");
     o!("   a_valid = 1'b0; a_lanes = {db}'h0; a_keep = {w}'h0; a_crc_here = 1'b0; a_crc_lane = 8'd0;");
@@ -59,8 +62,7 @@ pub fn body(m: &MpaTxModel) -> String {
     o!("wire in_drop = phase == DROP;");
     o!("wire idle_bad = (phase == IDLE) & s_tvalid & len_bad;");
     // Marker lane: ((512 - off mod 512) mod 512) / 4.
-    o!("wire [6:0] to_marker = 7'd0 - off[8:2];");
-    o!("wire [7:0] mpos = {{1'b0, to_marker}};");
+    o!("wire [7:0] mpos = {{1'b0, mpos_q}};");
     o!("// Offsets are 4-aligned: the low bits of cfg_offset are ignored.");
     o!("wire [1:0] unused_offset_low = cfg_offset[1:0];");
     o!("wire mk = cfg_markers & (mpos < 8'd{n});");
@@ -74,18 +76,12 @@ pub fn body(m: &MpaTxModel) -> String {
     o!("wire [{}:0] beat_masked = {{{}}};", db - 1, masked.join(", "));
     o!("wire [15:0] carry_eff = first ? {{s_len[7:0], s_len[15:8]}} : carry;");
     o!("wire [{}:0] cur = {{16'h0, beat_masked, carry_eff}};", db + 31);
-    // k = valid octets of the beat (highest kept octet + 1): a priority chain.
-    o!("reg [7:0] k_in;");
-    o!("always @(*) begin");
-    o!("   k_in = 8'd0;");
-    for i in 0..w {
-        o!("   if (keep_in[{i}]) k_in = 8'd{};", i + 1);
-    }
-    o!("end");
-    o!("wire [7:0] c_last = (k_in + 8'd5) >> 2;");
+    // Words of a last beat, ⌈(2+k)/4⌉: word j ≥ 1 is present iff octet 4j-2 is kept (tkeep is
+    // contiguous), so the count is a sum of N tkeep bits, not a priority chain and a divide.
+    let terms: Vec<String> = (1..=n).map(|j| format!("{{7'd0, keep_in[{}]}}", 4 * j - 2)).collect();
+    o!("wire [7:0] c_last = 8'd1 + {};", terms.join(" + "));
     o!("wire [7:0] c = take ? (s_tlast ? c_last : 8'd{n}) : 8'd0;");
     o!("wire [7:0] n_body = h8 + c;");
-    o!("wire [7:0] n_items = n_body + {{7'd0, ending}};");
 
     // The item window: item[i] = i < h ? held[i] : cur[i - h], as one left shift of this
     // beat's words past the held ones (held words at and above h are always zero).
@@ -94,12 +90,13 @@ pub fn body(m: &MpaTxModel) -> String {
     o!("wire [{}:0] item = held_w | (cur_w << {{h, 5'b00000}});", 32 * items - 1);
 
     // Lane assembly.
-    o!("wire mk_used = mk & (mpos < n_items);");
     o!("wire [7:0] crc_lane = n_body + {{7'd0, mk & (mpos <= n_body)}};");
     o!("wire crc_here = ending & (crc_lane < 8'd{n});");
-    o!("wire [7:0] used_raw = n_items + {{7'd0, mk_used}};");
-    o!("wire [7:0] used = (used_raw > 8'd{n}) ? 8'd{n} : used_raw;");
-    o!("wire complete = (used == 8'd{n}) | crc_here;");
+    // A beat goes out when it ends the ULPDU (then it is full or holds the CRC) or its lanes
+    // are full: N body words, or N-1 and a Marker with a word after it. Every beat but the
+    // one with the CRC is full and uses its Marker lane, which keeps the counts below simple.
+    o!("wire complete = ending | (n_body >= 8'd{n}) | (mk & (mpos < n_body) & (n_body == 8'd{}));", n - 1);
+    o!("wire [7:0] used = crc_here ? crc_lane + 8'd1 : 8'd{n};");
     o!("wire emit = adv & complete & ~in_drop & ~idle_bad & (~first | take);");
     // Header lane and Marker pointer (§4.3: 0 before the ULPDU_Length field it belongs to).
     o!("wire [{}:0] hdr_lane = (mk & (mpos == 8'd0)) ? {lb}'d1 : {lb}'d0;", lb - 1);
@@ -143,10 +140,10 @@ pub fn body(m: &MpaTxModel) -> String {
         o!("   if (a_crc_here && a_crc_lane == 8'd{l}) lanes_out[{}:{}] = crc_word;", 32 * l + 31, 32 * l);
     }
     o!("end");
-    // Items consumed, and the words left to hold: held_next[i] = item[placed + i].
-    o!("wire [7:0] placed = used - {{7'd0, mk_used}};");
-    o!("wire [7:0] left = (placed >= n_body) ? 8'd0 : n_body - placed;");
-    o!("wire [{}:0] rest_all = item >> {{placed, 5'b00000}};", 32 * items - 1);
+    // Words left to hold: a full beat takes N - mk body words, so held_next[i] is
+    // item[N - mk + i] — one of two fixed shifts — and a CRC beat leaves none.
+    o!("wire [7:0] left = crc_here ? 8'd0 : n_body + {{7'd0, mk}} - 8'd{n};");
+    o!("wire [{}:0] rest_all = mk ? (item >> {}) : (item >> {});", 32 * items - 1, 32 * (n - 1), 32 * n);
     o!("wire [{}:0] rest = rest_all[{}:0];", 32 * hmax - 1, 32 * hmax - 1);
     o!("wire [{}:0] unused_rest = rest_all[{}:{}];", 32 * (items - hmax) - 1, 32 * items - 1, 32 * hmax);
     let hn: Vec<String> = (0..hmax)
@@ -160,6 +157,7 @@ pub fn body(m: &MpaTxModel) -> String {
     o!("always @(*) s_tready = ~reset & (in_drop | idle_bad | take);");
     o!("always @(posedge clock) begin");
     o!("   if (reset) begin");
+    o!("      mpos_q <= 7'd0 - cfg_offset[8:2];");
     o!("      phase <= IDLE; off <= {{cfg_offset[15:2], 2'b00}}; hdr_off <= 16'h0; hdr_pending <= 1'b0;");
     o!("      held <= {}'h0; h <= {hb}'d0; carry <= 16'h0; crc_r <= 32'h{init:08X};", 32 * hmax);
     o!("      a_valid <= 1'b0; a_lanes <= {db}'h0; a_keep <= {w}'h0; a_crc_here <= 1'b0; a_crc_lane <= 8'd0;");
@@ -190,6 +188,7 @@ pub fn body(m: &MpaTxModel) -> String {
     o!("            a_crc_lane <= crc_lane;");
     o!("            a_keep <= keep_used;");
     o!("            off <= off + {{6'd0, used, 2'b00}};");
+    o!("            mpos_q <= mpos_q - used[6:0];");
     o!("            hdr_off <= hdr_off_eff;");
     o!("            hdr_pending <= hdr_pend & ~hdr_placed;");
     o!("            held <= held_next;");
