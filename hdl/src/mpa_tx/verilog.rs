@@ -70,7 +70,7 @@ pub fn body(m: &MpaTxModel) -> String {
     o!("wire take = ~reset & ~in_drop & ~idle_bad & adv & s_tvalid & ((phase == IDLE) | ((phase == BODY) & (h8 + {{7'd0, mk}} <= 8'd{n})));");
     o!("wire first = phase == IDLE;");
     o!("wire hdr_pend = (first & take) | hdr_pending;");
-    o!("wire ending = (phase == TAIL) | (take & s_tlast);");
+
     // Body words of this beat: {0, beat & keep, carry}.
     let masked: Vec<String> = (0..w).rev().map(|i| format!("(keep_in[{i}] ? s_tdata[{}:{}] : 8'h0)", 8 * i + 7, 8 * i)).collect();
     o!("wire [{}:0] beat_masked = {{{}}};", db - 1, masked.join(", "));
@@ -80,8 +80,21 @@ pub fn body(m: &MpaTxModel) -> String {
     // contiguous), so the count is a sum of N tkeep bits, not a priority chain and a divide.
     let terms: Vec<String> = (1..=n).map(|j| format!("{{7'd0, keep_in[{}]}}", 4 * j - 2)).collect();
     o!("wire [7:0] c_last = 8'd1 + {};", terms.join(" + "));
-    o!("wire [7:0] c = take ? (s_tlast ? c_last : 8'd{n}) : 8'd0;");
-    o!("wire [7:0] n_body = h8 + c;");
+    // The lane counts are computed for both outcomes of `take` (whether this beat's input is
+    // taken), which arrives late (it depends on m_tready), and chosen at the end.
+    for (x, c, end) in [("t", format!("(s_tlast ? c_last : 8'd{n})"), "(phase == TAIL) | s_tlast"), ("n", "8'd0".to_string(), "phase == TAIL")] {
+        o!("wire [7:0] n_body_{x} = h8 + {c};");
+        o!("wire ending_{x} = {end};");
+        o!("wire [7:0] crc_lane_{x} = n_body_{x} + {{7'd0, mk & (mpos <= n_body_{x})}};");
+        o!("wire crc_here_{x} = ending_{x} & (crc_lane_{x} < 8'd{n});");
+        o!("wire complete_{x} = ending_{x} | (n_body_{x} >= 8'd{n}) | (mk & (mpos < n_body_{x}) & (n_body_{x} == 8'd{}));", n - 1);
+        o!("wire [7:0] used_{x} = crc_here_{x} ? crc_lane_{x} + 8'd1 : 8'd{n};");
+        o!("wire [7:0] left_{x} = crc_here_{x} ? 8'd0 : n_body_{x} + {{7'd0, mk}} - 8'd{n};");
+    }
+    for (v, w8) in [("n_body", true), ("crc_lane", true), ("used", true), ("left", true), ("crc_here", false), ("complete", false)] {
+        let decl = if w8 { "[7:0] " } else { "" };
+        o!("wire {decl}{v} = take ? {v}_t : {v}_n;");
+    }
 
     // The item window: item[i] = i < h ? held[i] : cur[i - h], as one left shift of this
     // beat's words past the held ones (held words at and above h are always zero).
@@ -90,13 +103,11 @@ pub fn body(m: &MpaTxModel) -> String {
     o!("wire [{}:0] item = held_w | (cur_w << {{h, 5'b00000}});", 32 * items - 1);
 
     // Lane assembly.
-    o!("wire [7:0] crc_lane = n_body + {{7'd0, mk & (mpos <= n_body)}};");
-    o!("wire crc_here = ending & (crc_lane < 8'd{n});");
+    o!("wire ending = take ? ending_t : ending_n;");
     // A beat goes out when it ends the ULPDU (then it is full or holds the CRC) or its lanes
     // are full: N body words, or N-1 and a Marker with a word after it. Every beat but the
     // one with the CRC is full and uses its Marker lane, which keeps the counts below simple.
-    o!("wire complete = ending | (n_body >= 8'd{n}) | (mk & (mpos < n_body) & (n_body == 8'd{}));", n - 1);
-    o!("wire [7:0] used = crc_here ? crc_lane + 8'd1 : 8'd{n};");
+
     o!("wire emit = adv & complete & ~in_drop & ~idle_bad & (~first | take);");
     // Header lane and Marker pointer (§4.3: 0 before the ULPDU_Length field it belongs to).
     o!("wire [{}:0] hdr_lane = (mk & (mpos == 8'd0)) ? {lb}'d1 : {lb}'d0;", lb - 1);
@@ -142,7 +153,7 @@ pub fn body(m: &MpaTxModel) -> String {
     o!("end");
     // Words left to hold: a full beat takes N - mk body words, so held_next[i] is
     // item[N - mk + i] — one of two fixed shifts — and a CRC beat leaves none.
-    o!("wire [7:0] left = crc_here ? 8'd0 : n_body + {{7'd0, mk}} - 8'd{n};");
+
     o!("wire [{}:0] rest_all = mk ? (item >> {}) : (item >> {});", 32 * items - 1, 32 * (n - 1), 32 * n);
     o!("wire [{}:0] rest = rest_all[{}:0];", 32 * hmax - 1, 32 * hmax - 1);
     o!("wire [{}:0] unused_rest = rest_all[{}:{}];", 32 * (items - hmax) - 1, 32 * items - 1, 32 * hmax);
