@@ -1,20 +1,10 @@
 //! The `offload mctp` command forms, run as a user would: packetize → reassemble round trips
 //! (plain, with the NVMe-MI MIC, with the SMBus binding) and corrupted input failing cleanly.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn offload(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_offload"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn offload");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
+use common::offload;
+use std::process::Output;
 
 fn ok(out: &Output) -> &[u8] {
     assert!(

@@ -1,20 +1,10 @@
 //! The `offload mpa` command forms, run as a user would: records in, FPDUs out and back, the
 //! RFC 5044 Figure 5 FPDU, errors that name the offset, and captures decoded by tshark.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn offload(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_offload"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn offload");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
+use common::offload;
+use std::process::Command;
 
 fn records(ulpdus: &[Vec<u8>]) -> Vec<u8> {
     ulpdus.iter().flat_map(|u| (u.len() as u16).to_be_bytes().into_iter().chain(u.iter().copied())).collect()
