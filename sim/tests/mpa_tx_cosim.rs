@@ -4,29 +4,17 @@
 //! back-pressure, byte for byte; bad lengths dropped and counted; throughput on 4 KiB ULPDUs.
 //! Fails (does not skip) without Verilator.
 
-use offload_driver::mpa::{mulpdu_for_emss, FramingConfig, Framer};
+use offload_driver::mpa::{mulpdu_for_emss, FramingConfig};
 use offload_sim::mpa::{run_mpa_tx, MpaTxRun};
 use offload_sim::{model_info, with_trace_on_failure, SimError, Traffic};
 use rand::{Rng, SeedableRng};
 
 const WIDTHS: [usize; 3] = [4, 8, 64];
 
-/// Frames with the software model, one entry per FPDU (bad lengths skipped, as the block drops them).
-fn reference(cfg: &FramingConfig, offset: u64, ulpdus: &[Vec<u8>]) -> Vec<Vec<u8>> {
-    let mut f = Framer::new(*cfg, offset).unwrap();
-    ulpdus
-        .iter()
-        .filter_map(|u| {
-            let mut out = Vec::new();
-            f.frame(u, &mut out).ok().map(|_| out)
-        })
-        .collect()
-}
-
 /// Runs and compares; a mismatch re-runs with a VCD and panics with its path.
 fn check(w: usize, label: &str, cfg: FramingConfig, offset: u64, ulpdus: &[Vec<u8>], traffic: &Traffic) -> MpaTxRun {
     let info = model_info(&format!("mpa_tx_w{w}")).unwrap_or_else(|e| panic!("{e}"));
-    let want = reference(&cfg, offset, ulpdus);
+    let want = offload_hdl::mpa_tx::expected_fpdus(cfg, offset, ulpdus);
     with_trace_on_failure(info, label, |m| {
         let run = run_mpa_tx(m, &cfg, offset, ulpdus, traffic)?;
         if run.fpdus.len() != want.len() {

@@ -18,7 +18,22 @@ pub mod verilog;
 
 pub use model::{MpaTxModel, Phase, TxIn, TxOut};
 
+use offload_driver::mpa::{FramingConfig, Framer};
 use rust_hdl::prelude::*;
+
+/// The block's contract, for its tests and co-simulation: the FPDUs it must emit for
+/// `ulpdus` framed from stream offset `offset` — the software framer's, one per ULPDU, with the
+/// ULPDUs the framer refuses (length 0 or over MULPDU) left out, as the block drops them.
+pub fn expected_fpdus(cfg: FramingConfig, offset: u64, ulpdus: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let mut f = Framer::new(cfg, offset).expect("a valid framing configuration and offset");
+    ulpdus
+        .iter()
+        .filter_map(|u| {
+            let mut out = Vec::new();
+            f.frame(u, &mut out).ok().map(|_| out)
+        })
+        .collect()
+}
 
 /// The framer for `K` octets per beat (`D = 8K` data bits; `K` ∈ {4, 8, 16, 32, 64}).
 #[derive(LogicBlock)]

@@ -1,8 +1,9 @@
 //! The cycle model against the software framer: random ULPDUs, offsets, configurations, input
 //! gaps and output back-pressure, for every width; byte-exact, FPDU boundaries on `tlast`.
 
+use super::expected_fpdus;
 use super::model::{keep_mask, MpaTxModel, TxIn};
-use offload_driver::mpa::{FramingConfig, Framer};
+use offload_driver::mpa::FramingConfig;
 use rand::{Rng, SeedableRng};
 
 /// Runs ULPDUs through the model; returns the output FPDUs (one per `tlast`) and the cycles.
@@ -84,17 +85,6 @@ pub fn run_model(
     (fpdus, cycles, m.regs.dropped)
 }
 
-/// The software framer's FPDUs (split at FPDU boundaries) for the same input.
-pub fn reference(cfg: FramingConfig, offset: u16, ulpdus: &[Vec<u8>]) -> Vec<Vec<u8>> {
-    let mut f = Framer::new(cfg, offset as u64).unwrap();
-    ulpdus
-        .iter()
-        .filter_map(|u| {
-            let mut out = Vec::new();
-            f.frame(u, &mut out).ok().map(|_| out)
-        })
-        .collect()
-}
 
 /// Byte-exact comparison that reports the first difference, not two 4 KiB dumps.
 pub fn assert_same(got: &[u8], want: &[u8], what: &str) {
@@ -149,7 +139,7 @@ fn model_matches_software_framer() {
                 .collect();
             let (p_valid, p_ready) = [(1.0, 1.0), (0.7, 1.0), (1.0, 0.6), (0.5, 0.5)][round % 4];
             let (got, _, dropped) = run_model(w, cfg, offset, &ulpdus, p_valid, p_ready, &mut rng);
-            let want = reference(cfg, offset, &ulpdus);
+            let want = expected_fpdus(cfg, offset as u64, &ulpdus);
             assert_eq!(got.len(), want.len(), "W={w} round {round}");
             for (k, (g, r)) in got.iter().zip(&want).enumerate() {
                 assert_same(g, r, &format!("W={w} round {round} FPDU {k} offset {offset} cfg {cfg:?}"));
@@ -166,7 +156,7 @@ fn throughput_on_4k_ulpdus_and_back_to_back_small_ones() {
     for w in [4, 8, 64] {
         let ulpdus: Vec<Vec<u8>> = (0..64).map(|k| vec![k as u8; 4096]).collect();
         let (f, cycles, _) = run_model(w, cfg, 0, &ulpdus, 1.0, 1.0, &mut rng);
-        for (g, r) in f.iter().zip(&reference(cfg, 0, &ulpdus)) {
+        for (g, r) in f.iter().zip(&expected_fpdus(cfg, 0, &ulpdus)) {
             assert_same(g, r, &format!("W={w} 4 KiB"));
         }
         let rate = (64 * 4096) as f64 / cycles as f64;
@@ -176,7 +166,7 @@ fn throughput_on_4k_ulpdus_and_back_to_back_small_ones() {
         let small: Vec<Vec<u8>> = (0..200).map(|k| vec![k as u8; 1 + k % 13]).collect();
         let cfg_small = FramingConfig { markers: false, ..cfg };
         let (f, cycles, _) = run_model(w, cfg_small, 0, &small, 1.0, 1.0, &mut rng);
-        let want = reference(cfg_small, 0, &small);
+        let want = expected_fpdus(cfg_small, 0, &small);
         assert_eq!(f, want);
         let beats: u64 = want.iter().map(|f| f.len().div_ceil(w) as u64).sum();
         assert!(cycles <= beats + 2, "W={w}: {cycles} clocks for {beats} output beats");
