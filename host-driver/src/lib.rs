@@ -10,5 +10,6 @@ pub mod mctp;
 pub mod mpa;
 pub mod nvme_mi;
 pub mod offload;
+pub mod registers;
 
 pub use offload::{Offload, OffloadError, SoftwareOffload};

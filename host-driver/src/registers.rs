@@ -1,0 +1,586 @@
+//! The register block of `OffloadTop` (the hardware top a NIC shell instantiates): the map,
+//! defined once here and read by the Verilog generator (`offload-hdl`'s `top` module), the
+//! docs table and the host driver; and [`OffloadRegs`], the driver over any [`RegisterBus`]
+//! (the Verilated top in `offload-sim`, FrontPanel on the XEM7010 board, a PCIe BAR).
+//!
+//! # The bus
+//! 32-bit registers at byte offsets `0x00..=0xFC` (8-bit byte address, bits 1:0 ignored),
+//! written with byte strobes. In hardware it is Corundum's register interface
+//! (`reg_wr_addr/data/strb/en/ack`, `reg_rd_addr/en/data/ack`, each access acknowledged one
+//! clock after it is requested, `en` held until `ack`), so Corundum's `axil_reg_if` turns it into
+//! AXI4-Lite. Every address in the block is acknowledged: unmapped ones read 0 and ignore
+//! writes, as do writes to read-only registers.
+//!
+//! # Configuration and counters
+//! Configuration registers drive the blocks' `cfg_*` inputs. The MPA framer reads its
+//! configuration live (change it between FPDUs) and loads `MPA_OFFSET` when it leaves reset,
+//! so [`OffloadRegs::configure_mpa`] writes the registers and then pulses `CONTROL.MPA_RESET`.
+//! The MCTP packetizer latches the header fields with each message's first beat, so they may
+//! be rewritten between messages. Counters are 32-bit, wrap, and are cleared by their block's
+//! reset (the top's `reset` or the `CONTROL` bit).
+
+use crate::mctp::{MctpError, SmbusError, TxRequest, MAX_MESSAGE_LEN, MIN_MTU, SMBUS_MAX_MTU};
+use crate::mpa::{FramingConfig, MpaError, MAX_ULPDU};
+use std::fmt;
+
+/// `ID`: "OFLD" in ASCII.
+pub const ID_VALUE: u32 = 0x4F46_4C44;
+/// Version of this map, in `VERSION[31:16]`; the driver refuses any other.
+pub const MAP_VERSION: u16 = 1;
+/// Bits of the byte address.
+pub const ADDR_BITS: u32 = 8;
+
+/// `CONTROL` bits: the block is held in reset while its bit is set.
+pub const CONTROL_MPA_RESET: u32 = 1 << 0;
+pub const CONTROL_MCTP_RESET: u32 = 1 << 1;
+/// `MPA_CONFIG` bits.
+pub const MPA_CONFIG_MARKERS: u32 = 1 << 0;
+pub const MPA_CONFIG_CRC: u32 = 1 << 1;
+/// `MCTP_FLAGS` fields.
+pub const MCTP_FLAGS_TAG_SHIFT: u32 = 0;
+pub const MCTP_FLAGS_TO: u32 = 1 << 3;
+pub const MCTP_FLAGS_SEQ_SHIFT: u32 = 4;
+pub const MCTP_FLAGS_MIC: u32 = 1 << 8;
+pub const MCTP_FLAGS_SMBUS: u32 = 1 << 9;
+
+/// Who may write a register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Read-only: an identification value or a counter.
+    Ro,
+    /// Read-write configuration, `reset` after reset; only the bits in `mask` are stored
+    /// (the others read 0).
+    Rw { reset: u32, mask: u32 },
+}
+
+/// One register of the map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Register {
+    /// Upper-case name, as in the docs; the Verilog generator keys on it.
+    pub name: &'static str,
+    /// Byte offset (a multiple of 4).
+    pub offset: u8,
+    pub access: Access,
+    /// One line for the docs table.
+    pub doc: &'static str,
+}
+
+const fn ro(name: &'static str, offset: u8, doc: &'static str) -> Register {
+    Register {
+        name,
+        offset,
+        access: Access::Ro,
+        doc,
+    }
+}
+
+const fn rw(name: &'static str, offset: u8, reset: u32, mask: u32, doc: &'static str) -> Register {
+    Register {
+        name,
+        offset,
+        access: Access::Rw { reset, mask },
+        doc,
+    }
+}
+
+pub const ID: u8 = 0x00;
+pub const VERSION: u8 = 0x04;
+pub const CONTROL: u8 = 0x08;
+pub const SCRATCH: u8 = 0x0C;
+pub const MPA_CONFIG: u8 = 0x10;
+pub const MPA_MULPDU: u8 = 0x14;
+pub const MPA_OFFSET: u8 = 0x18;
+pub const MPA_ULPDUS_IN: u8 = 0x20;
+pub const MPA_FPDUS: u8 = 0x24;
+pub const MPA_DROP_ZERO_LEN: u8 = 0x28;
+pub const MPA_DROP_OVER_MULPDU: u8 = 0x2C;
+pub const MCTP_EIDS: u8 = 0x40;
+pub const MCTP_FLAGS: u8 = 0x44;
+pub const MCTP_MTU: u8 = 0x48;
+pub const MCTP_SMBUS: u8 = 0x4C;
+pub const MCTP_MESSAGES_IN: u8 = 0x50;
+pub const MCTP_PACKETS: u8 = 0x54;
+pub const MCTP_MESSAGES: u8 = 0x58;
+pub const MCTP_DROPPED: u8 = 0x5C;
+pub const MCTP_LEN_ERRORS: u8 = 0x60;
+/// `0x80..=0xBF` is reserved for the MCTP RX depacketizer's configuration and counters.
+pub const MCTP_RX_BASE: u8 = 0x80;
+
+/// The whole map, in offset order.
+pub const MAP: &[Register] = &[
+    ro("ID", ID, "0x4F464C44 (\"OFLD\"): this is an offload top"),
+    ro("VERSION", VERSION, "[31:16] map version (1); [15:8] MCTP TX octets/beat; [7:0] MPA TX octets/beat"),
+    rw("CONTROL", CONTROL, 0, 0x3, "bit 0: hold the MPA TX framer (and its counters) in reset; bit 1: the same for MCTP TX"),
+    rw("SCRATCH", SCRATCH, 0, 0xFFFF_FFFF, "free for the host (bus check)"),
+    rw("MPA_CONFIG", MPA_CONFIG, 0x3, 0x3, "bit 0: Markers; bit 1: CRC (0 sends a zero CRC field); read live, change between FPDUs"),
+    rw("MPA_MULPDU", MPA_MULPDU, MAX_ULPDU as u32, 0xFFFF, "[15:0] MULPDU: ULPDUs of 0 or more octets than this are dropped whole"),
+    rw("MPA_OFFSET", MPA_OFFSET, 0, 0xFFFC, "[15:0] stream offset (mod 2^16, multiple of 4) of the first octet, loaded when the framer leaves reset"),
+    ro("MPA_ULPDUS_IN", MPA_ULPDUS_IN, "ULPDUs accepted on mpa_s (dropped ones included)"),
+    ro("MPA_FPDUS", MPA_FPDUS, "FPDUs sent on mpa_m"),
+    ro("MPA_DROP_ZERO_LEN", MPA_DROP_ZERO_LEN, "ULPDUs dropped: mpa_s_len was 0"),
+    ro("MPA_DROP_OVER_MULPDU", MPA_DROP_OVER_MULPDU, "ULPDUs dropped: mpa_s_len above MULPDU"),
+    rw("MCTP_EIDS", MCTP_EIDS, 0, 0xFFFF, "[7:0] source EID; [15:8] destination EID"),
+    rw("MCTP_FLAGS", MCTP_FLAGS, 0, 0x33F, "[2:0] tag; 3: TO; [5:4] first sequence number; 8: append the NVMe-MI MIC; 9: SMBus binding"),
+    rw("MCTP_MTU", MCTP_MTU, MIN_MTU as u32, 0xFF, "[7:0] payload octets per packet (64..=251; 250 with SMBus)"),
+    rw("MCTP_SMBUS", MCTP_SMBUS, 0, 0x7F7F, "[6:0] SMBus source address; [14:8] destination address (7-bit)"),
+    ro("MCTP_MESSAGES_IN", MCTP_MESSAGES_IN, "messages accepted on mctp_s (dropped ones included)"),
+    ro("MCTP_PACKETS", MCTP_PACKETS, "packets sent on mctp_m"),
+    ro("MCTP_MESSAGES", MCTP_MESSAGES, "messages sent whole"),
+    ro("MCTP_DROPPED", MCTP_DROPPED, "messages dropped: a request mctp::transmit refuses (length, MTU, EID, MIC)"),
+    ro("MCTP_LEN_ERRORS", MCTP_LEN_ERRORS, "messages whose frame length was not mctp_s_len"),
+];
+
+/// The register at `offset`, if mapped.
+pub fn register(offset: u8) -> Option<&'static Register> {
+    MAP.iter().find(|r| r.offset == offset & !3)
+}
+
+/// The map as a Markdown table (offset, name, access, reset, meaning), for the docs.
+pub fn markdown_table() -> String {
+    let mut s = String::from(
+        "| offset | name | access | reset | meaning |\n| --- | --- | --- | --- | --- |\n",
+    );
+    for r in MAP {
+        let (acc, reset) = match r.access {
+            Access::Ro => ("RO", "-".to_string()),
+            Access::Rw { reset, .. } => ("RW", format!("0x{reset:X}")),
+        };
+        s.push_str(&format!(
+            "| 0x{:02X} | {} | {acc} | {reset} | {} |\n",
+            r.offset, r.name, r.doc
+        ));
+    }
+    s
+}
+
+/// Why a register access or a configuration failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RegisterError {
+    /// The bus itself failed (device gone, a simulation that stopped acknowledging).
+    #[error("register bus: {0}")]
+    Bus(String),
+    #[error("register offset 0x{0:02X} is not a multiple of 4 inside 0x00..=0xFC")]
+    Offset(u32),
+    #[error("ID register reads 0x{found:08X}, not 0x{ID_VALUE:08X}: not an offload top")]
+    NotOffload { found: u32 },
+    #[error("register map version {found}, this driver knows {MAP_VERSION}")]
+    Version { found: u16 },
+    #[error(transparent)]
+    Mpa(#[from] MpaError),
+    #[error(transparent)]
+    Mctp(#[from] MctpError),
+}
+
+/// 32-bit register reads and writes at byte offsets: what the driver needs from a transport.
+pub trait RegisterBus {
+    fn read(&mut self, offset: u8) -> Result<u32, RegisterError>;
+    fn write(&mut self, offset: u8, value: u32) -> Result<(), RegisterError>;
+}
+
+impl<B: RegisterBus + ?Sized> RegisterBus for &mut B {
+    fn read(&mut self, offset: u8) -> Result<u32, RegisterError> {
+        (**self).read(offset)
+    }
+    fn write(&mut self, offset: u8, value: u32) -> Result<(), RegisterError> {
+        (**self).write(offset, value)
+    }
+}
+
+/// Widths the hardware was built with, from `VERSION`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capabilities {
+    pub map_version: u16,
+    pub mpa_tx_width: u8,
+    pub mctp_tx_width: u8,
+}
+
+/// Every counter, read in one pass.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    pub mpa_ulpdus_in: u32,
+    pub mpa_fpdus: u32,
+    pub mpa_drop_zero_len: u32,
+    pub mpa_drop_over_mulpdu: u32,
+    pub mctp_messages_in: u32,
+    pub mctp_packets: u32,
+    pub mctp_messages: u32,
+    pub mctp_dropped: u32,
+    pub mctp_len_errors: u32,
+}
+
+impl fmt::Display for Counters {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "MPA: {} ULPDUs in, {} FPDUs out, dropped {} zero-length + {} over MULPDU; \
+             MCTP: {} messages in, {} packets / {} messages out, {} refused, {} length errors",
+            self.mpa_ulpdus_in,
+            self.mpa_fpdus,
+            self.mpa_drop_zero_len,
+            self.mpa_drop_over_mulpdu,
+            self.mctp_messages_in,
+            self.mctp_packets,
+            self.mctp_messages,
+            self.mctp_dropped,
+            self.mctp_len_errors
+        )
+    }
+}
+
+/// The register-level driver of an `OffloadTop`.
+#[derive(Debug)]
+pub struct OffloadRegs<B: RegisterBus> {
+    bus: B,
+    caps: Capabilities,
+}
+
+impl<B: RegisterBus> OffloadRegs<B> {
+    /// Checks `ID` and the map version, then returns the driver.
+    pub fn open(mut bus: B) -> Result<Self, RegisterError> {
+        let id = bus.read(ID)?;
+        if id != ID_VALUE {
+            return Err(RegisterError::NotOffload { found: id });
+        }
+        let v = bus.read(VERSION)?;
+        let caps = Capabilities {
+            map_version: (v >> 16) as u16,
+            mctp_tx_width: (v >> 8) as u8,
+            mpa_tx_width: v as u8,
+        };
+        if caps.map_version != MAP_VERSION {
+            return Err(RegisterError::Version {
+                found: caps.map_version,
+            });
+        }
+        Ok(OffloadRegs { bus, caps })
+    }
+
+    pub fn capabilities(&self) -> Capabilities {
+        self.caps
+    }
+
+    pub fn bus(&mut self) -> &mut B {
+        &mut self.bus
+    }
+
+    pub fn into_bus(self) -> B {
+        self.bus
+    }
+
+    pub fn read(&mut self, offset: u8) -> Result<u32, RegisterError> {
+        check_offset(offset)?;
+        self.bus.read(offset)
+    }
+
+    pub fn write(&mut self, offset: u8, value: u32) -> Result<(), RegisterError> {
+        check_offset(offset)?;
+        self.bus.write(offset, value)
+    }
+
+    /// Sets the MPA framing and the stream offset of the next FPDU, and restarts the framer
+    /// (which loads the offset and clears its counters). The same refusals as
+    /// `mpa::Framer::new`.
+    pub fn configure_mpa(
+        &mut self,
+        config: &FramingConfig,
+        start_offset: u64,
+    ) -> Result<(), RegisterError> {
+        if config.mulpdu == 0 || config.mulpdu > MAX_ULPDU {
+            return Err(MpaError::Mulpdu(config.mulpdu).into());
+        }
+        if start_offset % 4 != 0 {
+            return Err(MpaError::MisalignedOffset(start_offset).into());
+        }
+        let mut c = 0;
+        if config.markers {
+            c |= MPA_CONFIG_MARKERS;
+        }
+        if config.crc {
+            c |= MPA_CONFIG_CRC;
+        }
+        let control = self.bus.read(CONTROL)?;
+        self.bus.write(CONTROL, control | CONTROL_MPA_RESET)?;
+        self.bus.write(MPA_CONFIG, c)?;
+        self.bus.write(MPA_MULPDU, config.mulpdu as u32)?;
+        // Markers depend on the offset mod 512, so mod 2^16 is exact.
+        self.bus.write(MPA_OFFSET, (start_offset & 0xFFFC) as u32)?;
+        self.bus.write(CONTROL, control & !CONTROL_MPA_RESET)
+    }
+
+    /// Sets the MCTP header fields, MIC and SMBus binding of the next messages. Refuses what
+    /// `mctp::transmit` refuses about the request itself, so every field fits its register.
+    pub fn configure_mctp(&mut self, request: &TxRequest) -> Result<(), RegisterError> {
+        let c = &request.config;
+        c.validate()?;
+        if request.smbus.is_some() && c.mtu > SMBUS_MAX_MTU {
+            return Err(MctpError::SmbusMtu {
+                mtu: c.mtu,
+                max: SMBUS_MAX_MTU,
+            }
+            .into());
+        }
+        let mut flags =
+            (c.tag as u32) << MCTP_FLAGS_TAG_SHIFT | (c.start_seq as u32) << MCTP_FLAGS_SEQ_SHIFT;
+        if c.tag_owner {
+            flags |= MCTP_FLAGS_TO;
+        }
+        if request.append_mic {
+            flags |= MCTP_FLAGS_MIC;
+        }
+        let mut smbus = 0;
+        if let Some(a) = &request.smbus {
+            for (field, addr) in [("source", a.src), ("destination", a.dst)] {
+                if addr > 0x7F {
+                    return Err(
+                        MctpError::Smbus(SmbusError::AddressOutOfRange { field, addr }).into(),
+                    );
+                }
+            }
+            flags |= MCTP_FLAGS_SMBUS;
+            smbus = a.src as u32 | (a.dst as u32) << 8;
+        }
+        self.bus
+            .write(MCTP_EIDS, c.src as u32 | (c.dst as u32) << 8)?;
+        self.bus.write(MCTP_FLAGS, flags)?;
+        self.bus.write(MCTP_MTU, c.mtu as u32)?;
+        self.bus.write(MCTP_SMBUS, smbus)
+    }
+
+    /// Pulses `CONTROL.MCTP_RESET`: the packetizer drops what it holds and clears its counters.
+    pub fn reset_mctp(&mut self) -> Result<(), RegisterError> {
+        let control = self.bus.read(CONTROL)?;
+        self.bus.write(CONTROL, control | CONTROL_MCTP_RESET)?;
+        self.bus.write(CONTROL, control & !CONTROL_MCTP_RESET)
+    }
+
+    pub fn counters(&mut self) -> Result<Counters, RegisterError> {
+        let mut r = |o| self.bus.read(o);
+        Ok(Counters {
+            mpa_ulpdus_in: r(MPA_ULPDUS_IN)?,
+            mpa_fpdus: r(MPA_FPDUS)?,
+            mpa_drop_zero_len: r(MPA_DROP_ZERO_LEN)?,
+            mpa_drop_over_mulpdu: r(MPA_DROP_OVER_MULPDU)?,
+            mctp_messages_in: r(MCTP_MESSAGES_IN)?,
+            mctp_packets: r(MCTP_PACKETS)?,
+            mctp_messages: r(MCTP_MESSAGES)?,
+            mctp_dropped: r(MCTP_DROPPED)?,
+            mctp_len_errors: r(MCTP_LEN_ERRORS)?,
+        })
+    }
+}
+
+/// Checks a message's length against the hardware's `s_len` port and the MCTP limits, the
+/// refusals the packetizer would otherwise count as drops.
+pub fn check_mctp_message(request: &TxRequest, message: &[u8]) -> Result<(), RegisterError> {
+    let Some(&first) = message.first() else {
+        return Err(MctpError::EmptyMessage.into());
+    };
+    let mut total = message.len();
+    if request.append_mic {
+        if first & crate::nvme_mi::IC_BIT == 0 {
+            return Err(MctpError::IcBitClear { first }.into());
+        }
+        total += crate::nvme_mi::MIC_LEN;
+        crate::nvme_mi::check_oob_len(total).map_err(MctpError::from)?;
+    }
+    if total > MAX_MESSAGE_LEN {
+        return Err(MctpError::MessageTooLong {
+            len: total,
+            max: MAX_MESSAGE_LEN,
+        }
+        .into());
+    }
+    Ok(())
+}
+
+fn check_offset(offset: u8) -> Result<(), RegisterError> {
+    if offset % 4 != 0 {
+        return Err(RegisterError::Offset(offset as u32));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mctp::{SmbusAddresses, TxConfig};
+
+    /// A bus over a plain array that applies the map's access rules (RW masks, RO ignored):
+    /// the driver's writes can be read back as the hardware would return them.
+    struct ArrayBus {
+        regs: [u32; 64],
+        writes: Vec<(u8, u32)>,
+    }
+
+    impl ArrayBus {
+        fn new() -> Self {
+            let mut regs = [0; 64];
+            regs[ID as usize / 4] = ID_VALUE;
+            regs[VERSION as usize / 4] = (MAP_VERSION as u32) << 16 | 4 << 8 | 4;
+            for r in MAP {
+                if let Access::Rw { reset, .. } = r.access {
+                    regs[r.offset as usize / 4] = reset;
+                }
+            }
+            ArrayBus {
+                regs,
+                writes: Vec::new(),
+            }
+        }
+    }
+
+    impl RegisterBus for ArrayBus {
+        fn read(&mut self, offset: u8) -> Result<u32, RegisterError> {
+            Ok(self.regs[offset as usize / 4])
+        }
+        fn write(&mut self, offset: u8, value: u32) -> Result<(), RegisterError> {
+            self.writes.push((offset, value));
+            if let Some(Register {
+                access: Access::Rw { mask, .. },
+                ..
+            }) = register(offset)
+            {
+                self.regs[offset as usize / 4] = value & mask;
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn map_is_ordered_aligned_unique_and_masks_hold_resets() {
+        for w in MAP.windows(2) {
+            assert!(
+                w[0].offset < w[1].offset,
+                "{} before {}",
+                w[0].name,
+                w[1].name
+            );
+        }
+        for r in MAP {
+            assert_eq!(r.offset % 4, 0, "{}", r.name);
+            assert!(r.offset < MCTP_RX_BASE, "{} in the MCTP RX window", r.name);
+            if let Access::Rw { reset, mask } = r.access {
+                assert_eq!(reset & !mask, 0, "{}: reset value outside its mask", r.name);
+            }
+        }
+        assert!(markdown_table().contains("| 0x14 | MPA_MULPDU | RW | 0xFD00 |"));
+    }
+
+    #[test]
+    fn open_checks_id_and_version() {
+        let regs = OffloadRegs::open(ArrayBus::new()).unwrap();
+        assert_eq!(
+            regs.capabilities(),
+            Capabilities {
+                map_version: 1,
+                mpa_tx_width: 4,
+                mctp_tx_width: 4
+            }
+        );
+        let mut bus = ArrayBus::new();
+        bus.regs[0] = 0xDEAD_BEEF;
+        assert!(matches!(
+            OffloadRegs::open(bus),
+            Err(RegisterError::NotOffload { found: 0xDEAD_BEEF })
+        ));
+        let mut bus = ArrayBus::new();
+        bus.regs[1] = 2 << 16 | 0x0404;
+        assert!(matches!(
+            OffloadRegs::open(bus),
+            Err(RegisterError::Version { found: 2 })
+        ));
+    }
+
+    #[test]
+    fn configure_mpa_writes_the_fields_inside_a_reset_pulse() {
+        let mut regs = OffloadRegs::open(ArrayBus::new()).unwrap();
+        let cfg = FramingConfig {
+            markers: false,
+            crc: true,
+            mulpdu: 1442,
+        };
+        regs.configure_mpa(&cfg, 0x1_01EC).unwrap();
+        let w = &regs.bus().writes;
+        assert_eq!(
+            w.as_slice(),
+            &[
+                (CONTROL, 1),
+                (MPA_CONFIG, 2),
+                (MPA_MULPDU, 1442),
+                (MPA_OFFSET, 0x01EC),
+                (CONTROL, 0)
+            ]
+        );
+        assert!(matches!(
+            regs.configure_mpa(&cfg, 6),
+            Err(RegisterError::Mpa(MpaError::MisalignedOffset(6)))
+        ));
+        let bad = FramingConfig {
+            mulpdu: MAX_ULPDU + 1,
+            ..cfg
+        };
+        assert!(matches!(
+            regs.configure_mpa(&bad, 0),
+            Err(RegisterError::Mpa(MpaError::Mulpdu(_)))
+        ));
+    }
+
+    #[test]
+    fn configure_mctp_packs_flags_and_refuses_what_transmit_refuses() {
+        let mut regs = OffloadRegs::open(ArrayBus::new()).unwrap();
+        let mut config = TxConfig::new(0x10, 0x20, 5, true);
+        config.start_seq = 2;
+        config.mtu = 100;
+        let req = TxRequest {
+            config,
+            append_mic: true,
+            smbus: Some(SmbusAddresses {
+                src: 0x21,
+                dst: 0x1D,
+            }),
+        };
+        regs.configure_mctp(&req).unwrap();
+        assert_eq!(regs.read(MCTP_EIDS).unwrap(), 0x2010);
+        assert_eq!(
+            regs.read(MCTP_FLAGS).unwrap(),
+            5 | 1 << 3 | 2 << 4 | 1 << 8 | 1 << 9
+        );
+        assert_eq!(regs.read(MCTP_MTU).unwrap(), 100);
+        assert_eq!(regs.read(MCTP_SMBUS).unwrap(), 0x1D21);
+        let bad_eid = TxRequest {
+            config: TxConfig::new(3, 0x20, 0, true),
+            ..req
+        };
+        assert!(matches!(
+            regs.configure_mctp(&bad_eid),
+            Err(RegisterError::Mctp(MctpError::InvalidEid { .. }))
+        ));
+        let bad_addr = TxRequest {
+            smbus: Some(SmbusAddresses { src: 0x80, dst: 1 }),
+            ..req
+        };
+        assert!(regs.configure_mctp(&bad_addr).is_err());
+        let mut big = req;
+        big.config.mtu = 251;
+        assert!(matches!(
+            regs.configure_mctp(&big),
+            Err(RegisterError::Mctp(MctpError::SmbusMtu { .. }))
+        ));
+        assert!(matches!(regs.write(0x03, 0), Err(RegisterError::Offset(3))));
+    }
+
+    #[test]
+    fn message_checks() {
+        let req = TxRequest {
+            config: TxConfig::new(0x10, 0x20, 0, true),
+            append_mic: true,
+            smbus: None,
+        };
+        assert!(check_mctp_message(&req, &[]).is_err());
+        assert!(
+            check_mctp_message(&req, &[0x04]).is_err(),
+            "IC bit clear with a MIC"
+        );
+        assert!(check_mctp_message(&req, &[0x84, 1, 2]).is_ok());
+    }
+}
