@@ -9,6 +9,7 @@
 //! - [`ports`]: a block's port list read from the block itself.
 //! - [`mctp_tx`]: the MCTP packetizer (NVMe-MI MIC, SMBus binding).
 //! - [`tools`]: Verilator lint, Yosys and nextpnr runners.
+//! - [`top`]: `OffloadTop`, the blocks behind a register block, for a NIC shell.
 
 pub mod bits;
 pub mod crc;
@@ -17,5 +18,6 @@ pub mod mpa_tx;
 pub mod ports;
 pub mod registry;
 pub mod tools;
+pub mod top;
 
 pub use registry::{catalogue, BlockEntry, Generated};

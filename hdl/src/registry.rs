@@ -182,6 +182,43 @@ macro_rules! mctp_tx_entry {
     }};
 }
 
+fn gen_top<const MD: usize, const MK: usize, const CD: usize, const CK: usize>() -> Generated {
+    let mut uut = crate::top::OffloadTop::<MD, MK, CD, CK>::default();
+    uut.connect_all();
+    Generated { verilog: generate_verilog(&uut), ports: ports_of(&uut) }
+}
+
+macro_rules! top_entry {
+    ($md:literal, $mk:literal, $cd:literal, $ck:literal) => {{
+        fn g() -> Generated {
+            gen_top::<$md, $mk, $cd, $ck>()
+        }
+        BlockEntry {
+            name: format!("top_w{}", $mk),
+            block: "top",
+            width_bytes: $mk,
+            crc: None,
+            params: format!(
+                "OffloadTop: MPA TX framer ({mk} octets/beat) and MCTP TX packetizer ({ck} octets/beat) behind a \
+                 register block (Corundum reg_* interface, map in offload_driver::registers and docs/TOP.md).\n\
+                 Ports: clock, reset (sync, active high); reg_wr_addr[7:0], reg_wr_data[31:0], reg_wr_strb[3:0], \
+                 reg_wr_en, reg_wr_ack, reg_rd_addr[7:0], reg_rd_en, reg_rd_data[31:0], reg_rd_ack; \
+                 mpa_s_tdata[{md1}:0], mpa_s_tkeep[{mk1}:0], mpa_s_tvalid, mpa_s_tlast, mpa_s_len[15:0], mpa_s_tready; \
+                 mpa_m_tdata[{md1}:0], mpa_m_tkeep[{mk1}:0], mpa_m_tvalid, mpa_m_tlast, mpa_m_tready; \
+                 mctp_s_tdata[{cd1}:0], mctp_s_tkeep[{ck1}:0], mctp_s_tvalid, mctp_s_tlast, mctp_s_len[16:0], mctp_s_tready; \
+                 mctp_m_tdata[{cd1}:0], mctp_m_tkeep[{ck1}:0], mctp_m_tvalid, mctp_m_tlast, mctp_m_tready.",
+                mk = $mk,
+                ck = $ck,
+                md1 = $md - 1,
+                mk1 = $mk - 1,
+                cd1 = $cd - 1,
+                ck1 = $ck - 1
+            ),
+            generate: g,
+        }
+    }};
+}
+
 /// All shipped instances. CRC-32C at every width (MPA, NVMe-MI), CRC-32 at 8 bytes (Fibre
 /// Channel), CRC-8/SMBUS and CRC-16/MCRF4XX at one byte (the MCTP bindings); the MPA TX framer
 /// at 4, 8 and 64 bytes (the last is the 512-bit datapath of 100 G NICs); the MCTP TX
@@ -205,6 +242,8 @@ pub fn catalogue() -> Vec<BlockEntry> {
         mctp_tx_entry!(8, 1),
         mctp_tx_entry!(32, 4),
         mctp_tx_entry!(64, 8),
+        top_entry!(32, 4, 32, 4),
+        top_entry!(64, 8, 64, 8),
     ]
 }
 

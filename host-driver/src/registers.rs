@@ -94,6 +94,7 @@ pub const MPA_ULPDUS_IN: u8 = 0x20;
 pub const MPA_FPDUS: u8 = 0x24;
 pub const MPA_DROP_ZERO_LEN: u8 = 0x28;
 pub const MPA_DROP_OVER_MULPDU: u8 = 0x2C;
+pub const MPA_DROPPED: u8 = 0x30;
 pub const MCTP_EIDS: u8 = 0x40;
 pub const MCTP_FLAGS: u8 = 0x44;
 pub const MCTP_MTU: u8 = 0x48;
@@ -119,6 +120,7 @@ pub const MAP: &[Register] = &[
     ro("MPA_FPDUS", MPA_FPDUS, "FPDUs sent on mpa_m"),
     ro("MPA_DROP_ZERO_LEN", MPA_DROP_ZERO_LEN, "ULPDUs dropped: mpa_s_len was 0"),
     ro("MPA_DROP_OVER_MULPDU", MPA_DROP_OVER_MULPDU, "ULPDUs dropped: mpa_s_len above MULPDU"),
+    ro("MPA_DROPPED", MPA_DROPPED, "ULPDUs dropped, the framer's own count (= the two reasons above)"),
     rw("MCTP_EIDS", MCTP_EIDS, 0, 0xFFFF, "[7:0] source EID; [15:8] destination EID"),
     rw("MCTP_FLAGS", MCTP_FLAGS, 0, 0x33F, "[2:0] tag; 3: TO; [5:4] first sequence number; 8: append the NVMe-MI MIC; 9: SMBus binding"),
     rw("MCTP_MTU", MCTP_MTU, MIN_MTU as u32, 0xFF, "[7:0] payload octets per packet (64..=251; 250 with SMBus)"),
@@ -201,6 +203,7 @@ pub struct Counters {
     pub mpa_fpdus: u32,
     pub mpa_drop_zero_len: u32,
     pub mpa_drop_over_mulpdu: u32,
+    pub mpa_dropped: u32,
     pub mctp_messages_in: u32,
     pub mctp_packets: u32,
     pub mctp_messages: u32,
@@ -360,6 +363,7 @@ impl<B: RegisterBus> OffloadRegs<B> {
             mpa_fpdus: r(MPA_FPDUS)?,
             mpa_drop_zero_len: r(MPA_DROP_ZERO_LEN)?,
             mpa_drop_over_mulpdu: r(MPA_DROP_OVER_MULPDU)?,
+            mpa_dropped: r(MPA_DROPPED)?,
             mctp_messages_in: r(MCTP_MESSAGES_IN)?,
             mctp_packets: r(MCTP_PACKETS)?,
             mctp_messages: r(MCTP_MESSAGES)?,
