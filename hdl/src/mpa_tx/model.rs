@@ -24,11 +24,16 @@
 //!    the CRC network and the lane assembly are in separate clock stages.
 //!
 //! # Flow control
-//! Two registered stages (assembly → CRC/output), each advancing when it is empty or its
-//! successor takes its beat (`adv`, `adv_b`); latency two clocks. An input beat is taken when `adv` holds and the held words plus this beat's
-//! Marker leave room (`h + m ≤ N`), which never throttles input for FPDUs up to `N` Markers
-//! long; otherwise the beat is formed from held words alone. One ULPDU per beat back to back
-//! runs at one FPDU per clock; a ULPDU whose tail does not fit its last beat costs one more.
+//! The input port is a two-entry skid buffer (`in_main`, `in_skid`): `s_tready` is a register
+//! output (the skid entry is free), as NIC shells expect, and the buffer already holds what the
+//! assembly needs from a beat (the octets masked by `tkeep` and the beat's body word count), so
+//! no path runs from the input pins into the lane logic. Then two registered stages (assembly
+//! → CRC/output), each advancing when it is empty or its successor takes its beat (`adv`,
+//! `adv_b`); latency three clocks. A buffered beat is taken when `adv` holds and the held words
+//! plus this beat's Marker leave room (`h + m ≤ N`), which never throttles input for FPDUs up
+//! to `N` Markers long; otherwise the beat is formed from held words alone. One ULPDU per beat
+//! back to back runs at one FPDU per clock; a ULPDU whose tail does not fit its last beat costs
+//! one more.
 //!
 //! # Configuration
 //! `cfg_markers`, `cfg_crc` and `cfg_mulpdu` are read live (change them only between FPDUs);
@@ -87,9 +92,24 @@ pub struct TxOut {
     pub dropped: u32,
 }
 
+/// An input beat as the skid buffer holds it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InBeat {
+    /// `W` octets, those outside `tkeep` zeroed (so the PAD comes out as zeros).
+    pub data: Vec<u8>,
+    pub last: bool,
+    /// `s_len` as it came with the beat (read on a ULPDU's first beat).
+    pub len: u16,
+    /// Body words this beat yields: `N`, or `⌈(2+k)/4⌉` on a last beat of `k` octets.
+    pub count: usize,
+}
+
 /// The registers of the block.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TxRegs {
+    /// Input skid buffer: the beat the assembly sees, and the one taken while it was stalled.
+    pub in_main: Option<InBeat>,
+    pub in_skid: Option<InBeat>,
     pub phase: Phase,
     /// Stream offset (mod 2^16) of lane 0 of the next output beat.
     pub off: u16,
@@ -143,6 +163,8 @@ impl MpaTxModel {
         let n = w / 4;
         let net = CrcNetwork::new(CrcKind::Crc32c.params(), w);
         let regs = TxRegs {
+            in_main: None,
+            in_skid: None,
             phase: Phase::Idle,
             off: 0,
             hdr_off: 0,
@@ -174,14 +196,24 @@ impl MpaTxModel {
         (lane < self.n).then_some(lane)
     }
 
-    /// Body words of an input beat: `{beat & keep, carry}` cut into 32-bit words, `N` of them,
-    /// plus the extra word holding the beat's last two octets.
-    fn beat_words(&self, data: &[u8], keep: u64, carry: u16) -> Vec<u32> {
+    /// The input beat on the ports, as the skid buffer stores it.
+    fn in_beat(&self, i: &TxIn) -> InBeat {
+        let keep = if i.s_tlast { i.s_tkeep } else { keep_mask(self.w) };
+        let data = (0..self.w).map(|b| if keep >> b & 1 != 0 { i.s_tdata[b] } else { 0 }).collect();
+        let count = if i.s_tlast {
+            (2 + crate::crc::network::CrcNetwork::valid_bytes(keep)).div_ceil(4)
+        } else {
+            self.n
+        };
+        InBeat { data, last: i.s_tlast, len: i.s_len, count }
+    }
+
+    /// Body words of a buffered beat: `{beat, carry}` cut into 32-bit words, `N` of them, plus
+    /// the extra word holding the beat's last two octets.
+    fn beat_words(&self, data: &[u8], carry: u16) -> Vec<u32> {
         let mut bytes = Vec::with_capacity(self.w + 4);
         bytes.extend_from_slice(&carry.to_le_bytes());
-        for (i, &d) in data.iter().enumerate() {
-            bytes.push(if keep >> i & 1 != 0 { d } else { 0 });
-        }
+        bytes.extend_from_slice(data);
         bytes.extend_from_slice(&[0, 0]);
         bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
     }
@@ -212,8 +244,37 @@ impl MpaTxModel {
     /// Next register values and `s_tready` from the registers and the inputs.
     pub fn next_state(&self, i: &TxIn) -> (TxRegs, bool) {
         let r = &self.regs;
+        let s_tready = !i.reset && r.in_skid.is_none();
+        let (mut nx, pop) = self.core(i, r.in_main.as_ref());
+        if i.reset {
+            return (nx, false);
+        }
+        // The skid buffer: the assembly pops `in_main`; the skid entry moves up; a beat
+        // accepted on the port fills the first free entry.
+        if pop {
+            nx.in_main = r.in_skid.clone();
+            nx.in_skid = None;
+        }
+        if i.s_tvalid && s_tready {
+            let b = Some(self.in_beat(i));
+            if nx.in_main.is_none() {
+                nx.in_main = b;
+            } else {
+                debug_assert!(nx.in_skid.is_none());
+                nx.in_skid = b;
+            }
+        }
+        (nx, s_tready)
+    }
+
+    /// Everything behind the skid buffer: next registers, and whether the buffered beat `b` is
+    /// consumed (taken into the FPDU, or discarded with a dropped ULPDU).
+    fn core(&self, i: &TxIn, b: Option<&InBeat>) -> (TxRegs, bool) {
+        let r = &self.regs;
         let mut nx = r.clone();
         if i.reset {
+            nx.in_main = None;
+            nx.in_skid = None;
             nx.phase = Phase::Idle;
             nx.off = i.cfg_offset & !3;
             nx.hdr_off = 0;
@@ -259,20 +320,22 @@ impl MpaTxModel {
         }
         // Stage A: lane assembly, whenever its register is empty or being taken.
         let adv = !r.a_valid || adv_b;
-        let keep_in = if i.s_tlast { i.s_tkeep } else { keep_mask(self.w) };
+        let valid = b.is_some();
+        let empty = InBeat::default();
+        let b = b.unwrap_or(&empty);
 
         // Bad lengths are dropped whole, whatever the output does.
-        let len_bad = i.s_len == 0 || i.s_len > i.cfg_mulpdu;
+        let len_bad = b.len == 0 || b.len > i.cfg_mulpdu;
         match r.phase {
             Phase::Drop => {
-                if i.s_tvalid && i.s_tlast {
+                if valid && b.last {
                     nx.phase = Phase::Idle;
                 }
-                return (nx, true);
+                return (nx, valid);
             }
-            Phase::Idle if i.s_tvalid && len_bad => {
+            Phase::Idle if valid && len_bad => {
                 nx.dropped = r.dropped.wrapping_add(1);
-                if !i.s_tlast {
+                if !b.last {
                     nx.phase = Phase::Drop;
                 }
                 return (nx, true);
@@ -284,7 +347,7 @@ impl MpaTxModel {
         let m = mpos.is_some() as usize;
         let h = r.held.len();
         let take = adv
-            && i.s_tvalid
+            && valid
             && match r.phase {
                 Phase::Idle => true,
                 Phase::Body => h + m <= n,
@@ -293,21 +356,15 @@ impl MpaTxModel {
         let first = r.phase == Phase::Idle;
         // The ULPDU_Length word is item 0 of this beat until it has been sent.
         let hdr_pending = (first && take) || r.hdr_pending;
-        let ending = r.phase == Phase::Tail || (take && i.s_tlast);
+        let ending = r.phase == Phase::Tail || (take && b.last);
 
         // The items of this beat, in stream order.
         let mut items: Vec<Item> = r.held.iter().map(|&w| Item::Body(w)).collect();
         if take {
-            let carry = if first { i.s_len.swap_bytes() } else { r.carry };
-            let words = self.beat_words(&i.s_tdata, keep_in, carry);
-            let count = if i.s_tlast {
-                let k = crate::crc::network::CrcNetwork::valid_bytes(keep_in);
-                (2 + k).div_ceil(4)
-            } else {
-                n
-            };
-            items.extend(words[..count].iter().map(|&w| Item::Body(w)));
-            nx.carry = u16::from_le_bytes([i.s_tdata[self.w - 2], i.s_tdata[self.w - 1]]);
+            let carry = if first { b.len.swap_bytes() } else { r.carry };
+            let words = self.beat_words(&b.data, carry);
+            items.extend(words[..b.count].iter().map(|&w| Item::Body(w)));
+            nx.carry = u16::from_le_bytes([b.data[self.w - 2], b.data[self.w - 1]]);
         }
         if ending {
             items.push(Item::Crc);

@@ -169,7 +169,7 @@ fn throughput_on_4k_ulpdus_and_back_to_back_small_ones() {
         let want = expected_fpdus(cfg_small, 0, &small);
         assert_eq!(f, want);
         let beats: u64 = want.iter().map(|f| f.len().div_ceil(w) as u64).sum();
-        assert!(cycles <= beats + 2, "W={w}: {cycles} clocks for {beats} output beats");
+        assert!(cycles <= beats + 3, "W={w}: {cycles} clocks for {beats} output beats");
     }
 }
 

@@ -30,11 +30,15 @@ pub fn body(m: &MpaTxModel) -> String {
     o!("// MPA TX framer (RFC 5044 FPDUs with Markers and CRC-32C), {w} octets = {n} word lane(s) per beat.");
     o!("// Mirrors offload_hdl::mpa_tx::model::MpaTxModel::next_state; names are the model's.");
     o!("localparam IDLE = 2'd0, BODY = 2'd1, TAIL = 2'd2, DROP = 2'd3;");
+    o!("// Input skid buffer: in_* is the beat the assembly sees, sk_* the one taken while it stalled.");
+    o!("reg in_v; reg [{}:0] in_data; reg in_last; reg [15:0] in_len; reg [7:0] in_count;", db - 1);
+    o!("reg sk_v; reg [{}:0] sk_data; reg sk_last; reg [15:0] sk_len; reg [7:0] sk_count;", db - 1);
     o!("reg [1:0] phase;");
     o!("reg [15:0] off;");
     o!("// (0 - off[8:2]) mod 128, kept in step with off: the next Marker lane without a subtractor.");
     o!("reg [6:0] mpos_q;");
-    o!("reg [15:0] hdr_off;");
+    o!("// off - hdr_off (the model's registers): a Marker's FPDUPTR without a 16-bit subtract on the late path.");
+    o!("reg [15:0] since_hdr;");
     o!("reg hdr_pending;");
     o!("reg [{}:0] held;", 32 * hmax - 1);
     o!("reg [{}:0] h;", hb - 1);
@@ -47,42 +51,49 @@ pub fn body(m: &MpaTxModel) -> String {
     o!("reg a_crc_here;");
     o!("reg [7:0] a_crc_lane;");
     o!("initial begin");
+    o!("   in_v = 1'b0; in_data = {db}'h0; in_last = 1'b0; in_len = 16'h0; in_count = 8'd0;");
+    o!("   sk_v = 1'b0; sk_data = {db}'h0; sk_last = 1'b0; sk_len = 16'h0; sk_count = 8'd0;");
     o!("   mpos_q = 7'd0;");
-    o!("   phase = IDLE; off = 16'h0; hdr_off = 16'h0; hdr_pending = 1'b0; held = {}'h0; h = {hb}'d0;", 32 * hmax);
+    o!("   phase = IDLE; off = 16'h0; since_hdr = 16'h0; hdr_pending = 1'b0; held = {}'h0; h = {hb}'d0;", 32 * hmax);
     o!("   carry = 16'h0; crc_r = 32'h{init:08X};");
     o!("   a_valid = 1'b0; a_lanes = {db}'h0; a_keep = {w}'h0; a_crc_here = 1'b0; a_crc_lane = 8'd0;");
     o!("   m_tdata = {db}'h0; m_tkeep = {w}'h0; m_tvalid = 1'b0; m_tlast = 1'b0; fpdus = 32'h0; dropped = 32'h0;");
     o!("end");
 
-    // Input side.
+    // Port side of the skid buffer: the beat masked by tkeep (the PAD comes out as zeros) and
+    // its body word count, ⌈(2+k)/4⌉ on a last beat: word j ≥ 1 is present iff octet 4j-2 is
+    // kept (tkeep is contiguous), so the count is a sum of N tkeep bits.
+    o!("wire [{}:0] keep_in = s_tlast ? s_tkeep : {ones};", w - 1);
+    let masked: Vec<String> = (0..w).rev().map(|i| format!("(keep_in[{i}] ? s_tdata[{}:{}] : 8'h0)", 8 * i + 7, 8 * i)).collect();
+    o!("wire [{}:0] beat_masked = {{{}}};", db - 1, masked.join(", "));
+    let terms: Vec<String> = (1..=n).map(|j| format!("{{7'd0, keep_in[{}]}}", 4 * j - 2)).collect();
+    o!("wire [7:0] c_last = 8'd1 + {};", terms.join(" + "));
+    o!("wire [7:0] p_count = s_tlast ? c_last : 8'd{n};");
+
+    // Behind the buffer.
     o!("wire adv_b = ~m_tvalid | m_tready;");
     o!("wire adv = ~a_valid | adv_b;");
-    o!("wire [{}:0] keep_in = s_tlast ? s_tkeep : {ones};", w - 1);
-    o!("wire len_bad = (s_len == 16'h0) | (s_len > cfg_mulpdu);");
+    o!("wire len_bad = (in_len == 16'h0) | (in_len > cfg_mulpdu);");
     o!("wire in_drop = phase == DROP;");
-    o!("wire idle_bad = (phase == IDLE) & s_tvalid & len_bad;");
+    o!("wire idle_bad = (phase == IDLE) & in_v & len_bad;");
     // Marker lane: ((512 - off mod 512) mod 512) / 4.
     o!("wire [7:0] mpos = {{1'b0, mpos_q}};");
     o!("// Offsets are 4-aligned: the low bits of cfg_offset are ignored.");
     o!("wire [1:0] unused_offset_low = cfg_offset[1:0];");
-    o!("wire mk = cfg_markers & (mpos < 8'd{n});");
+    // mpos < N with N a power of two: the high bits are zero (a NOR, not a comparator).
+    let lg = n.trailing_zeros() as usize;
+    o!("wire mk = cfg_markers & ~|mpos_q[6:{lg}];");
     o!("wire [7:0] h8 = {{{}'d0, h}};", 8 - hb);
-    o!("wire take = ~reset & ~in_drop & ~idle_bad & adv & s_tvalid & ((phase == IDLE) | ((phase == BODY) & (h8 + {{7'd0, mk}} <= 8'd{n})));");
+    o!("wire take = ~reset & ~in_drop & ~idle_bad & adv & in_v & ((phase == IDLE) | ((phase == BODY) & (h8 + {{7'd0, mk}} <= 8'd{n})));");
     o!("wire first = phase == IDLE;");
     o!("wire hdr_pend = (first & take) | hdr_pending;");
 
-    // Body words of this beat: {0, beat & keep, carry}.
-    let masked: Vec<String> = (0..w).rev().map(|i| format!("(keep_in[{i}] ? s_tdata[{}:{}] : 8'h0)", 8 * i + 7, 8 * i)).collect();
-    o!("wire [{}:0] beat_masked = {{{}}};", db - 1, masked.join(", "));
-    o!("wire [15:0] carry_eff = first ? {{s_len[7:0], s_len[15:8]}} : carry;");
-    o!("wire [{}:0] cur = {{16'h0, beat_masked, carry_eff}};", db + 31);
-    // Words of a last beat, ⌈(2+k)/4⌉: word j ≥ 1 is present iff octet 4j-2 is kept (tkeep is
-    // contiguous), so the count is a sum of N tkeep bits, not a priority chain and a divide.
-    let terms: Vec<String> = (1..=n).map(|j| format!("{{7'd0, keep_in[{}]}}", 4 * j - 2)).collect();
-    o!("wire [7:0] c_last = 8'd1 + {};", terms.join(" + "));
+    // Body words of this beat: {0, beat, carry}.
+    o!("wire [15:0] carry_eff = first ? {{in_len[7:0], in_len[15:8]}} : carry;");
+    o!("wire [{}:0] cur = {{16'h0, in_data, carry_eff}};", db + 31);
     // The lane counts are computed for both outcomes of `take` (whether this beat's input is
     // taken), which arrives late (it depends on m_tready), and chosen at the end.
-    for (x, c, end) in [("t", format!("(s_tlast ? c_last : 8'd{n})"), "(phase == TAIL) | s_tlast"), ("n", "8'd0".to_string(), "phase == TAIL")] {
+    for (x, c, end) in [("t", "in_count".to_string(), "(phase == TAIL) | in_last"), ("n", "8'd0".to_string(), "phase == TAIL")] {
         o!("wire [7:0] n_body_{x} = h8 + {c};");
         o!("wire ending_{x} = {end};");
         o!("wire [7:0] crc_lane_{x} = n_body_{x} + {{7'd0, mk & (mpos <= n_body_{x})}};");
@@ -112,10 +123,13 @@ pub fn body(m: &MpaTxModel) -> String {
     // Header lane and Marker pointer (§4.3: 0 before the ULPDU_Length field it belongs to).
     o!("wire [{}:0] hdr_lane = (mk & (mpos == 8'd0)) ? {lb}'d1 : {lb}'d0;", lb - 1);
     o!("wire hdr_placed = hdr_pend & ({{{}'d0, hdr_lane}} < 8'd{n});", 8 - lb);
-    o!("wire [15:0] hdr_off_eff = hdr_placed ? off + {{{}'d0, hdr_lane, 2'b00}} : hdr_off;", 14 - lb);
+    // The pointer is off + 4·mpos - hdr_off: 4·mpos when the header is placed in this beat
+    // (then in lane 0: a Marker in lane 0 comes before it and points 0), else since_hdr + 4·mpos.
     o!("wire before_header = hdr_pend & (mpos == 8'd0);");
-    o!("wire [15:0] marker_at = off + {{6'd0, mpos, 2'b00}};");
-    o!("wire [15:0] ptr = before_header ? 16'h0 : marker_at - hdr_off_eff;");
+    o!("wire [15:0] ptr_far = since_hdr + {{6'd0, mpos, 2'b00}};");
+    o!("wire [15:0] ptr = before_header ? 16'h0 : (hdr_placed ? {{6'd0, mpos, 2'b00}} : ptr_far);");
+    o!("wire [6:0] mpos_nx = mpos_q - used[6:0];");
+    o!("wire [7:0] used_past_hdr = used - {{{}'d0, hdr_lane}};", 8 - lb);
     o!("reg [{}:0] lanes;", db - 1);
     o!("always @(*) begin");
     o!("   lanes = {db}'h0;");
@@ -165,15 +179,28 @@ pub fn body(m: &MpaTxModel) -> String {
     let ku: Vec<String> = (0..n).rev().map(|l| format!("{{4{{used > 8'd{l}}}}}")).collect();
     o!("wire [{}:0] keep_used = {{{}}};", w - 1, ku.join(", "));
 
-    o!("always @(*) s_tready = ~reset & (in_drop | idle_bad | take);");
+    o!("wire pop = ~reset & ((in_drop & in_v) | idle_bad | take);");
+    o!("always @(*) s_tready = ~reset & ~sk_v;");
     o!("always @(posedge clock) begin");
     o!("   if (reset) begin");
+    o!("      in_v <= 1'b0; sk_v <= 1'b0;");
     o!("      mpos_q <= 7'd0 - cfg_offset[8:2];");
-    o!("      phase <= IDLE; off <= {{cfg_offset[15:2], 2'b00}}; hdr_off <= 16'h0; hdr_pending <= 1'b0;");
+    o!("      phase <= IDLE; off <= {{cfg_offset[15:2], 2'b00}}; since_hdr <= {{cfg_offset[15:2], 2'b00}}; hdr_pending <= 1'b0;");
     o!("      held <= {}'h0; h <= {hb}'d0; carry <= 16'h0; crc_r <= 32'h{init:08X};", 32 * hmax);
     o!("      a_valid <= 1'b0; a_lanes <= {db}'h0; a_keep <= {w}'h0; a_crc_here <= 1'b0; a_crc_lane <= 8'd0;");
     o!("      m_tdata <= {db}'h0; m_tkeep <= {w}'h0; m_tvalid <= 1'b0; m_tlast <= 1'b0; fpdus <= 32'h0; dropped <= 32'h0;");
     o!("   end else begin");
+    o!("      if (pop) begin");
+    o!("         in_v <= sk_v; in_data <= sk_data; in_last <= sk_last; in_len <= sk_len; in_count <= sk_count;");
+    o!("         sk_v <= 1'b0;");
+    o!("      end");
+    o!("      if (s_tvalid & s_tready) begin");
+    o!("         if (~in_v | pop) begin");
+    o!("            in_v <= 1'b1; in_data <= beat_masked; in_last <= s_tlast; in_len <= s_len; in_count <= p_count;");
+    o!("         end else begin");
+    o!("            sk_v <= 1'b1; sk_data <= beat_masked; sk_last <= s_tlast; sk_len <= s_len; sk_count <= p_count;");
+    o!("         end");
+    o!("      end");
     o!("      if (adv_b) begin");
     o!("         m_tvalid <= a_valid;");
     o!("         a_valid <= 1'b0;");
@@ -186,12 +213,12 @@ pub fn body(m: &MpaTxModel) -> String {
     o!("         end");
     o!("      end");
     o!("      if (in_drop) begin");
-    o!("         if (s_tvalid & s_tlast) phase <= IDLE;");
+    o!("         if (in_v & in_last) phase <= IDLE;");
     o!("      end else if (idle_bad) begin");
     o!("         dropped <= dropped + 32'h1;");
-    o!("         if (~s_tlast) phase <= DROP;");
+    o!("         if (~in_last) phase <= DROP;");
     o!("      end else begin");
-    o!("         if (take) carry <= s_tdata[{}:{}];", db - 1, db - 16);
+    o!("         if (take) carry <= in_data[{}:{}];", db - 1, db - 16);
     o!("         if (emit) begin");
     o!("            a_lanes <= lanes;");
     o!("            a_valid <= 1'b1;");
@@ -199,8 +226,8 @@ pub fn body(m: &MpaTxModel) -> String {
     o!("            a_crc_lane <= crc_lane;");
     o!("            a_keep <= keep_used;");
     o!("            off <= off + {{6'd0, used, 2'b00}};");
-    o!("            mpos_q <= mpos_q - used[6:0];");
-    o!("            hdr_off <= hdr_off_eff;");
+    o!("            mpos_q <= mpos_nx;");
+    o!("            since_hdr <= hdr_placed ? {{6'd0, used_past_hdr, 2'b00}} : since_hdr + {{6'd0, used, 2'b00}};");
     o!("            hdr_pending <= hdr_pend & ~hdr_placed;");
     o!("            held <= held_next;");
     o!("            h <= left[{}:0];", hb - 1);
