@@ -5,7 +5,9 @@
 //! link: CRCs, MPA (RFC 5044) framing, deframing and startup, MCTP packets and bindings,
 //! NVMe-MI messages. [`Offload`] is the seam between software and hardware.
 
+pub mod aoe;
 pub mod crc;
+pub mod fc;
 pub mod mctp;
 pub mod mpa;
 pub mod nvme_mi;
