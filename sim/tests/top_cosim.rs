@@ -1,0 +1,312 @@
+//! End-to-end co-simulation of the Verilated `OffloadTop` (`top_w4`, `top_w8`) through its
+//! register block: the host driver (`offload_driver::registers::OffloadRegs`) identifies and
+//! configures it over the bus, ULPDUs and MCTP messages stream through it concurrently with
+//! random idle cycles and back-pressure, and the counters read back over the bus must match
+//! what the software model accepted, refused and produced; the `TopOffload` backend over the
+//! top answers as `SoftwareOffload`. Fails (does not skip) without Verilator.
+
+use offload_driver::mctp::{transmit, SmbusAddresses, TxConfig, TxRequest};
+use offload_driver::mpa::{FramingConfig, MpaError};
+use offload_driver::registers::{self as map, Access, OffloadRegs, TopOffload, TopStreams, MAP};
+use offload_driver::{Offload, OffloadError, SoftwareOffload};
+use offload_sim::{Traffic, VerilatedTop};
+use rand::{Rng, SeedableRng};
+
+const TOPS: [(&str, u8); 2] = [("top_w4", 4), ("top_w8", 8)];
+
+fn open(name: &str) -> OffloadRegs<VerilatedTop> {
+    let top = VerilatedTop::new(name).unwrap_or_else(|e| panic!("{e}"));
+    OffloadRegs::open(top).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+#[test]
+fn register_map_over_the_bus() {
+    for (name, w) in TOPS {
+        let mut regs = open(name);
+        let caps = regs.capabilities();
+        assert_eq!(
+            (caps.map_version, caps.mpa_tx_width, caps.mctp_tx_width),
+            (map::MAP_VERSION, w, w),
+            "{name}"
+        );
+        for r in MAP {
+            let v = regs.read(r.offset).unwrap();
+            match r.access {
+                Access::Rw { reset, mask } => {
+                    assert_eq!(v, reset, "{name} {} after reset", r.name);
+                    // Every stored bit, and only those.
+                    regs.write(r.offset, 0xFFFF_FFFF).unwrap();
+                    assert_eq!(regs.read(r.offset).unwrap(), mask, "{name} {}", r.name);
+                    regs.write(r.offset, reset).unwrap();
+                }
+                Access::Ro => {
+                    regs.write(r.offset, !v).unwrap();
+                    assert_eq!(
+                        regs.read(r.offset).unwrap(),
+                        v,
+                        "{name} {} is read-only",
+                        r.name
+                    );
+                }
+            }
+        }
+        // Byte strobes, unmapped addresses.
+        regs.write(map::SCRATCH, 0x1122_3344).unwrap();
+        regs.bus()
+            .write_strobed(map::SCRATCH, 0xAABB_CCDD, 0b1001)
+            .unwrap();
+        assert_eq!(regs.read(map::SCRATCH).unwrap(), 0xAA22_33DD);
+        regs.write(0xFC, 0xFFFF_FFFF).unwrap();
+        assert_eq!(regs.read(0xFC).unwrap(), 0);
+        assert_eq!(
+            regs.read(map::MCTP_RX_BASE).unwrap(),
+            0,
+            "MCTP RX window reserved"
+        );
+        // Back-to-back accesses: one write and one read per two clocks at most.
+        let (c0, a0) = (regs.bus().cycles().unwrap(), regs.bus().accesses);
+        for i in 0..100 {
+            regs.write(map::SCRATCH, i).unwrap();
+            assert_eq!(regs.read(map::SCRATCH).unwrap(), i);
+        }
+        let (c1, a1) = (regs.bus().cycles().unwrap(), regs.bus().accesses);
+        assert_eq!((a1.0 - a0.0, a1.1 - a0.1), (100, 100));
+        assert!(
+            c1 - c0 <= 400,
+            "{name}: 200 accesses took {} clocks",
+            c1 - c0
+        );
+    }
+}
+
+/// A valid MCTP request with random fields.
+fn random_request(rng: &mut impl Rng) -> TxRequest {
+    let smbus = rng.gen_bool(0.5);
+    let config = TxConfig {
+        src: rng.gen_range(8..=0xFE),
+        dst: if rng.gen_bool(0.2) {
+            [0, 0xFF][rng.gen_range(0..2)]
+        } else {
+            rng.gen_range(8..=0xFE)
+        },
+        tag: rng.gen_range(0..8),
+        tag_owner: rng.gen(),
+        mtu: rng.gen_range(64..=if smbus { 250 } else { 251 }),
+        start_seq: rng.gen_range(0..4),
+    };
+    TxRequest {
+        config,
+        append_mic: rng.gen_bool(0.5),
+        smbus: smbus.then(|| SmbusAddresses {
+            src: rng.gen_range(0..0x80),
+            dst: rng.gen_range(0..0x80),
+        }),
+    }
+}
+
+/// Per width, `BATCHES` rounds of: configure MPA and MCTP over the bus, stream ULPDUs (2 % of
+/// them refused: zero length or over MULPDU) and messages (10 % refused: empty, IC bit clear
+/// under a MIC, too long for a MIC) together, compare both outputs with the software, read
+/// every counter back.
+#[test]
+fn configure_stream_and_read_counters() {
+    const BATCHES: usize = 24;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x70b);
+    for (name, _) in TOPS {
+        let mut regs = open(name);
+        let (mut ulpdus_total, mut messages_total) = (0, 0);
+        for batch in 0..BATCHES {
+            let mulpdu = [1442, 128, 8882, 300][batch % 4];
+            let cfg = FramingConfig {
+                markers: batch % 5 != 4,
+                crc: batch % 3 != 2,
+                mulpdu,
+            };
+            let offset = rng.gen_range(0..16384u64) * 4;
+            regs.configure_mpa(&cfg, offset).unwrap();
+            let req = random_request(&mut rng);
+            regs.configure_mctp(&req).unwrap();
+            regs.reset_mctp().unwrap();
+            let n = if mulpdu > 2000 { 100 } else { 400 };
+            let ulpdus: Vec<Vec<u8>> = (0..n)
+                .map(|_| {
+                    let len = match rng.gen_range(0..100) {
+                        0 => 0,
+                        1 => mulpdu + rng.gen_range(1..64),
+                        _ => rng.gen_range(1..=mulpdu),
+                    };
+                    (0..len).map(|_| rng.gen()).collect()
+                })
+                .collect();
+            let messages: Vec<Vec<u8>> = (0..60)
+                .map(|_| {
+                    let mut m: Vec<u8> = (0..rng.gen_range(1..=1200)).map(|_| rng.gen()).collect();
+                    if req.append_mic {
+                        m[0] |= 0x80;
+                    }
+                    match rng.gen_range(0..30) {
+                        0 => m.clear(),
+                        1 if req.append_mic => m[0] &= 0x7F,
+                        2 if req.append_mic => m.resize(4221, 0x84),
+                        _ => {}
+                    }
+                    m
+                })
+                .collect();
+            regs.bus().traffic = Traffic::random(
+                [0.0, 0.2, 0.5][batch % 3],
+                [0.0, 0.3, 0.6][(batch / 3) % 3],
+                rng.gen(),
+            );
+            let (fpdus, packets) = regs.bus().stream(&ulpdus, &messages).unwrap();
+
+            let want_fpdus = offload_hdl::mpa_tx::expected_fpdus(cfg, offset, &ulpdus);
+            assert!(fpdus == want_fpdus, "{name} batch {batch}: FPDUs differ from the software framer ({cfg:?}, offset {offset})");
+            let mut want_packets = Vec::new();
+            let mut refused = 0;
+            for m in &messages {
+                match transmit(&req, m) {
+                    Ok(p) => want_packets.extend(p),
+                    Err(_) => refused += 1,
+                }
+            }
+            assert!(
+                packets == want_packets,
+                "{name} batch {batch}: MCTP packets differ from mctp::transmit ({req:?})"
+            );
+
+            let c = regs.counters().unwrap();
+            let zero = ulpdus.iter().filter(|u| u.is_empty()).count() as u32;
+            let over = ulpdus.iter().filter(|u| u.len() > mulpdu).count() as u32;
+            assert_eq!(
+                (
+                    c.mpa_ulpdus_in,
+                    c.mpa_fpdus,
+                    c.mpa_drop_zero_len,
+                    c.mpa_drop_over_mulpdu,
+                    c.mpa_dropped
+                ),
+                (n as u32, want_fpdus.len() as u32, zero, over, zero + over),
+                "{name} batch {batch}: MPA counters {c}"
+            );
+            assert_eq!(
+                (
+                    c.mctp_messages_in,
+                    c.mctp_packets,
+                    c.mctp_messages,
+                    c.mctp_dropped,
+                    c.mctp_len_errors
+                ),
+                (
+                    messages.len() as u32,
+                    want_packets.len() as u32,
+                    (messages.len() - refused) as u32,
+                    refused as u32,
+                    0
+                ),
+                "{name} batch {batch}: MCTP counters {c}"
+            );
+            ulpdus_total += n;
+            messages_total += messages.len();
+        }
+        assert!(
+            ulpdus_total >= 7000 && messages_total >= 1400,
+            "{ulpdus_total} ULPDUs, {messages_total} messages"
+        );
+    }
+}
+
+/// `CONTROL.MPA_RESET` holds the framer: nothing is taken until it is cleared.
+#[test]
+fn control_reset_holds_the_framer() {
+    let mut regs = open("top_w4");
+    regs.write(map::CONTROL, map::CONTROL_MPA_RESET).unwrap();
+    regs.bus().traffic = Traffic {
+        max_cycles: 200,
+        ..Traffic::full_rate()
+    };
+    let err = regs.bus().stream(&[vec![1; 40]], &[]).unwrap_err();
+    assert!(err.to_string().contains("timeout"), "{err}");
+    regs.write(map::CONTROL, 0).unwrap();
+    let c = regs.counters().unwrap();
+    assert_eq!(
+        (c.mpa_ulpdus_in, c.mpa_fpdus),
+        (0, 0),
+        "nothing taken while held"
+    );
+    let (fpdus, _) = regs.bus().stream(&[vec![2; 40]], &[]).unwrap();
+    assert_eq!(
+        fpdus,
+        offload_hdl::mpa_tx::expected_fpdus(FramingConfig::default(), 0, &[vec![2; 40]])
+    );
+    assert_eq!(regs.counters().unwrap().mpa_fpdus, 1);
+}
+
+/// `TopOffload` over the Verilated top answers as the software model, refusals included.
+#[test]
+fn top_offload_backend_matches_software() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(8);
+    for (name, _) in TOPS {
+        let top = VerilatedTop::new(name).unwrap();
+        let mut hw = TopOffload::open(top, "sim-top").unwrap();
+        let mut sw = SoftwareOffload;
+        for i in 0..6 {
+            let cfg = FramingConfig {
+                markers: i % 2 == 0,
+                crc: i != 3,
+                mulpdu: 1442,
+            };
+            let ulpdus: Vec<Vec<u8>> = (0..20)
+                .map(|_| (0..rng.gen_range(1..=1442)).map(|_| rng.gen()).collect())
+                .collect();
+            let off = 4 * rng.gen_range(0..1000);
+            assert_eq!(
+                hw.mpa_frame(&cfg, off, &ulpdus).unwrap(),
+                sw.mpa_frame(&cfg, off, &ulpdus).unwrap(),
+                "{name}"
+            );
+            let req = random_request(&mut rng);
+            let mut msg: Vec<u8> = (0..rng.gen_range(1..=600)).map(|_| rng.gen()).collect();
+            msg[0] |= 0x80;
+            assert_eq!(
+                hw.mctp_transmit(&req, &msg).unwrap(),
+                sw.mctp_transmit(&req, &msg).unwrap(),
+                "{name}"
+            );
+        }
+        let cfg = FramingConfig {
+            mulpdu: 100,
+            ..FramingConfig::default()
+        };
+        let e = hw.mpa_frame(&cfg, 0, &[vec![0; 101]]).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                OffloadError::Mpa(MpaError::UlpduLength {
+                    len: 101,
+                    mulpdu: 100
+                })
+            ),
+            "{e}"
+        );
+        let e = hw.mpa_frame(&cfg, 2, &[vec![0; 10]]).unwrap_err();
+        assert!(
+            matches!(e, OffloadError::Mpa(MpaError::MisalignedOffset(2))),
+            "{e}"
+        );
+        let req = TxRequest {
+            config: TxConfig::new(0x10, 0x20, 0, true),
+            append_mic: true,
+            smbus: None,
+        };
+        assert!(matches!(
+            hw.mctp_transmit(&req, &[0x04]),
+            Err(OffloadError::Mctp(_))
+        ));
+        assert!(matches!(
+            hw.crc(offload_driver::crc::CrcKind::Crc32c, b"x"),
+            Err(OffloadError::Unsupported { .. })
+        ));
+        assert!(hw.cycles().unwrap() > 0);
+    }
+}
