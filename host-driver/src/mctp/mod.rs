@@ -4,7 +4,8 @@
 //! - [`header`]: the 4-octet transport header;
 //! - [`packetizer`]: message → packets ([`TxConfig`], [`packetize`]);
 //! - [`reassembly`]: packets → messages with the DSP0236 / Linux drop rules ([`Reassembler`]);
-//! - [`smbus`], [`serial`]: the binding frames around one packet.
+//! - [`smbus`], [`serial`]: the binding frames around one packet;
+//! - [`stack`]: the endpoint stack (sockets, routing, links, control protocol, NVMe-MI).
 //!
 //! [`transmit`] and [`receive`] chain them for the [`Offload`](crate::Offload) seam and the
 //! CLI.
@@ -14,6 +15,7 @@ pub mod packetizer;
 pub mod reassembly;
 pub mod serial;
 pub mod smbus;
+pub mod stack;
 
 pub use header::{Header, HeaderError, HEADER_LEN};
 pub use packetizer::{
