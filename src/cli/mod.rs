@@ -1,5 +1,6 @@
 //! Subcommands of the `offload` CLI, one file each.
 
+mod aoe;
 mod backend;
 mod crc;
 mod demo;
@@ -31,6 +32,9 @@ enum Command {
     /// MCTP packets (DSP0236) with the SMBus binding and the NVMe-MI integrity check.
     #[command(subcommand)]
     Mctp(mctp::MctpCommand),
+    /// ATA over Ethernet (AoE r11) target and initiator on a Linux interface (raw sockets).
+    #[command(subcommand)]
+    Aoe(aoe::AoeCommand),
     /// Write the Verilog of every hardware block (one file per block and parameter set).
     Verilog(hw::VerilogArgs),
     /// Synthesise a hardware block with Yosys (Xilinx LUT/FF) and nextpnr-ice40 (Fmax).
@@ -43,6 +47,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Demo(a) => demo::run(a),
         Command::Mpa(c) => mpa::run(c),
         Command::Mctp(c) => mctp::run(c),
+        Command::Aoe(c) => aoe::run(c),
         Command::Verilog(a) => hw::verilog(a),
         Command::Synth(a) => hw::synth(a),
     }

@@ -312,7 +312,7 @@ impl<L: Link> Client<L> {
         .map(drop)
     }
 
-    /// FLUSH CACHE (EXT).
+    /// FLUSH CACHE.
     pub fn flush(&mut self) -> Result<(), ClientError> {
         self.run(Request::Flush).map(drop)
     }

@@ -67,7 +67,7 @@ pub enum Request {
     },
     /// IDENTIFY DEVICE: 512 octets of [`super::identify`] data.
     Identify,
-    /// FLUSH CACHE (EXT with `lba48`).
+    /// FLUSH CACHE (0xE7: every target takes it; vblade aborts FLUSH CACHE EXT).
     Flush,
 }
 
@@ -206,14 +206,7 @@ impl Initiator {
                 (c, lba, (data.len() / SECTOR) as u64, true, data)
             }
             Request::Identify => (cmd::IDENTIFY_DEVICE, 0, 1, false, vec![0; IDENTIFY_LEN]),
-            Request::Flush => {
-                let c = if ext {
-                    cmd::FLUSH_CACHE_EXT
-                } else {
-                    cmd::FLUSH_CACHE
-                };
-                (c, 0, 0, false, Vec::new())
-            }
+            Request::Flush => (cmd::FLUSH_CACHE, 0, 0, false, Vec::new()),
         };
         let data_cmd = matches!(
             command,

@@ -209,6 +209,10 @@ impl<D: BlockDevice> Target<D> {
     pub fn device(&self) -> &D {
         &self.dev
     }
+    /// Capacity of the served device in sectors.
+    pub fn device_sectors(&self) -> u64 {
+        self.dev.sectors()
+    }
 
     /// Marks the device unavailable (ATA commands then get AoE error 3) or available again.
     pub fn set_available(&mut self, available: bool) {
