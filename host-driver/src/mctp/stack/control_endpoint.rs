@@ -188,8 +188,17 @@ impl ControlResponder {
         sock.bind(&SockAddr::owner(NET_ANY, ADDR_ANY, TYPE_CONTROL))?;
         let ep = ep.clone();
         spawn_service("mctp-control", sock, move |sock, msg, from| {
+            // The request's own EID before it is handled: a Set Endpoint ID response leaves
+            // from the EID the request reached, so the requester's tag still matches it.
+            let reached = from.ext.map(|x| {
+                ep.configure(|t| Ok(t.source_eid(x.link)))
+                    .unwrap_or(ADDR_NULL)
+            });
             if let Some(r) = self.respond(&ep, &msg, &from) {
-                let _ = sock.send_to(&r, &from.reply());
+                let _ = match reached {
+                    Some(src) => sock.send_to_from(&r, &from.reply(), src),
+                    None => sock.send_to(&r, &from.reply()),
+                };
             }
         })
     }

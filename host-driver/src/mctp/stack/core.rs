@@ -378,6 +378,20 @@ impl Core {
         addr: &SockAddr,
         now: Duration,
     ) -> Result<Vec<Egress>, StackError> {
+        self.send_to_from(s, msg, addr, None, now)
+    }
+
+    /// [`send_to`](Self::send_to) from `src` instead of the egress link's first address (the
+    /// control responder answers Set Endpoint ID from the EID the request reached, which may
+    /// no longer be local).
+    pub fn send_to_from(
+        &mut self,
+        s: SocketId,
+        msg: &[u8],
+        addr: &SockAddr,
+        src: Option<u8>,
+        now: Duration,
+    ) -> Result<Vec<Egress>, StackError> {
         self.sock(s)?;
         let Some(&first) = msg.first() else {
             return Err(StackError::Invalid(
@@ -402,9 +416,15 @@ impl Core {
         }
         let net = self.topo.resolve_net(addr.net)?;
         let dest = self.resolve(net, addr.eid, addr.ext)?;
-        let local = match &dest {
-            Dest::Local => addr.eid,
-            Dest::Links(l) => self.topo.source_eid(l[0].0),
+        let local = match (&dest, src) {
+            (_, Some(e)) => {
+                if e == ADDR_BCAST || crate::mctp::header::EID_RESERVED.contains(&e) {
+                    return Err(StackError::Invalid("source EID is broadcast or reserved"));
+                }
+                e
+            }
+            (Dest::Local, None) => addr.eid,
+            (Dest::Links(l), None) => self.topo.source_eid(l[0].0),
         };
         let tag = if owner {
             self.tag_for(s, net, local, addr.eid, now)?
@@ -430,7 +450,7 @@ impl Core {
                     link,
                     hwaddr,
                     config: TxConfig {
-                        src: self.topo.source_eid(link),
+                        src: src.unwrap_or_else(|| self.topo.source_eid(link)),
                         dst: addr.eid,
                         tag,
                         tag_owner: owner,

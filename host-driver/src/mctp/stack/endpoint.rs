@@ -251,6 +251,18 @@ impl Socket {
         self.shared.transmit(egress)
     }
 
+    /// `sendto()` with the source EID chosen by the caller instead of the link's first
+    /// address: what `mctpd` needs to answer Set Endpoint ID from the EID the request was sent
+    /// to, after the link's EID changed. Any EID but broadcast and the reserved ones.
+    pub fn send_to_from(&self, msg: &[u8], addr: &SockAddr, src: u8) -> Result<(), StackError> {
+        let now = self.shared.now();
+        let egress = self
+            .shared
+            .core()
+            .send_to_from(self.id, msg, addr, Some(src), now)?;
+        self.shared.transmit(egress)
+    }
+
     /// `send()`: to the connected address (`EDESTADDRREQ` without one).
     pub fn send(&self, msg: &[u8]) -> Result<(), StackError> {
         let now = self.shared.now();

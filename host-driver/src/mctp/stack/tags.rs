@@ -39,8 +39,14 @@ pub struct Key {
     pub expiry: Option<Duration>,
 }
 
+/// Do two EIDs of keys overlap? Broadcast covers every EID; so does the null EID as a peer,
+/// whose response may come from any EID.
 fn matches(a: u8, b: u8) -> bool {
     a == b || a == ADDR_BCAST || b == ADDR_BCAST
+}
+
+fn peer_matches(a: u8, b: u8) -> bool {
+    matches(a, b) || a == ADDR_NULL || b == ADDR_NULL
 }
 
 /// Every live key of the stack. Bounded: at most 8 keys per (network, local, peer).
@@ -77,7 +83,7 @@ impl TagTable {
         self.expire(now);
         let mut used = 0u8;
         for k in &self.keys {
-            if k.net == net && matches(k.local, local) && matches(k.peer, peer) {
+            if k.net == net && matches(k.local, local) && peer_matches(k.peer, peer) {
                 used |= 1 << k.tag;
             }
         }
@@ -106,13 +112,15 @@ impl TagTable {
         now: Duration,
     ) -> Option<SocketId> {
         self.expire(now);
-        self.keys
-            .iter()
-            .find(|k| {
-                k.net == net
-                    && k.tag == tag
-                    && (k.local == local || k.local == ADDR_BCAST)
-                    && (k.peer == peer || k.peer == ADDR_BCAST || k.peer == ADDR_NULL)
+        let live =
+            |k: &&Key| k.net == net && k.tag == tag && (k.local == local || k.local == ADDR_BCAST);
+        let exact = self.keys.iter().filter(live).find(|k| k.peer == peer);
+        exact
+            .or_else(|| {
+                self.keys
+                    .iter()
+                    .filter(live)
+                    .find(|k| k.peer == ADDR_BCAST || k.peer == ADDR_NULL)
             })
             .map(|k| k.socket)
     }
@@ -205,6 +213,30 @@ mod tests {
         // A response from any peer with the broadcast tag reaches the broadcaster.
         assert_eq!(t.lookup(N, 8, 0x42, 2, T0), Some(SocketId(2)));
         assert_eq!(t.lookup(N, 8, 0x43, 2, T0), Some(SocketId(2)));
+    }
+
+    #[test]
+    fn null_peer_key_takes_any_responder_but_an_exact_key_wins() {
+        let mut t = TagTable::default();
+        let probe = SocketId(1);
+        // A request to an endpoint without an EID: its answer may come from any EID...
+        assert_eq!(
+            t.allocate(N, 8, ADDR_NULL, probe, KeyKind::SendTo, None, T0),
+            Some(0)
+        );
+        assert_eq!(t.lookup(N, 8, 0x20, 0, T0), Some(probe));
+        // ...so its tag is held towards every peer, and a later key never shares it.
+        assert_eq!(
+            t.allocate(N, 8, 0x20, SocketId(2), KeyKind::SendTo, None, T0),
+            Some(1)
+        );
+        assert_eq!(t.lookup(N, 8, 0x20, 1, T0), Some(SocketId(2)));
+        t.release(probe, None);
+        assert_eq!(
+            t.allocate(N, 8, 0x20, SocketId(3), KeyKind::SendTo, None, T0),
+            Some(0)
+        );
+        assert_eq!(t.lookup(N, 8, 0x20, 0, T0), Some(SocketId(3)));
     }
 
     #[test]
