@@ -8,7 +8,7 @@
 //! - [`initiator`]: the client data path, sans I/O (tags, window, retransmission);
 //!   [`client`]: discovery and a blocking client over a [`Link`];
 //! - [`socket`]: Linux AF_PACKET raw sockets (ethertype 0x88A2), the [`Link`] for real
-//!   interfaces.
+//!   interfaces; [`netns`]: namespaces and a veth pair for tests and benchmarks.
 //!
 //! It interoperates with vblade (target) and the Linux `aoe` driver (initiator).
 
@@ -21,6 +21,8 @@ pub mod header;
 pub mod identify;
 pub mod initiator;
 pub mod mask;
+#[cfg(target_os = "linux")]
+pub mod netns;
 pub mod reserve;
 pub mod server;
 #[cfg(target_os = "linux")]

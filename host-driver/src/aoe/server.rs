@@ -67,3 +67,77 @@ pub fn serve<L: Link, D: BlockDevice>(
     let _ = target.flush_device();
     Ok(stats)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aoe::config::QueryConfig;
+    use crate::aoe::device::MemDevice;
+    use crate::aoe::header::{Header, Mac, BROADCAST, CMD_QUERY_CONFIG};
+    use crate::aoe::target::TargetConfig;
+    use std::collections::VecDeque;
+
+    /// A link whose frames all arrive at once; it sets `stop` when it runs dry.
+    struct Burst<'a> {
+        rx: VecDeque<Vec<u8>>,
+        tx: Vec<Vec<u8>>,
+        stop: &'a AtomicBool,
+    }
+
+    impl Link for Burst<'_> {
+        fn mac(&self) -> Mac {
+            [2, 0, 0, 0, 0, 9]
+        }
+        fn mtu(&self) -> usize {
+            1500
+        }
+        fn send(&mut self, frame: &[u8]) -> io::Result<()> {
+            self.tx.push(frame.to_vec());
+            Ok(())
+        }
+        fn recv(&mut self, buf: &mut [u8], _: Duration) -> io::Result<Option<usize>> {
+            match self.rx.pop_front() {
+                Some(f) => {
+                    buf[..f.len()].copy_from_slice(&f);
+                    Ok(Some(f.len()))
+                }
+                None => {
+                    self.stop.store(true, Ordering::Relaxed);
+                    Ok(None)
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_burst_beyond_the_buffer_count_is_dropped_and_counted() {
+        let stop = AtomicBool::new(false);
+        let rx = (0..10u32)
+            .map(|tag| {
+                let mut f = Vec::new();
+                Header::request([2, 0, 0, 0, 0, 1], BROADCAST, 1, 1, CMD_QUERY_CONFIG, tag)
+                    .write(&mut f);
+                QueryConfig::command(0, b"").write(&mut f);
+                f
+            })
+            .collect();
+        let mut link = Burst {
+            rx,
+            tx: Vec::new(),
+            stop: &stop,
+        };
+        let mut cfg = TargetConfig::new(1, 1, link.mac(), 1500);
+        cfg.buffer_count = 4;
+        let mut t = Target::new(cfg, MemDevice::new(8)).unwrap();
+        let stats = serve(&mut link, &mut t, &stop).unwrap();
+        assert_eq!((stats.received, stats.dropped, stats.sent), (10, 6, 5));
+        // The announcement, then the first four commands in order.
+        let tags: Vec<u32> = link
+            .tx
+            .iter()
+            .map(|f| Header::parse(f).unwrap().0.tag)
+            .collect();
+        assert_eq!(tags, [0, 0, 1, 2, 3]);
+        assert_eq!(t.device().flushes, 1, "flushed on the way out");
+    }
+}

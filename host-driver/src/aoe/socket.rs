@@ -158,6 +158,24 @@ impl PacketSocket {
         Ok(())
     }
 
+    /// Sends `frame` as it is, even shorter than the Ethernet minimum (veth delivers it so):
+    /// for testing how a peer takes runt frames.
+    pub fn send_unpadded(&mut self, frame: &[u8]) -> io::Result<()> {
+        // SAFETY: frame is valid for its length.
+        let n = unsafe {
+            libc::send(
+                self.fd.as_raw_fd(),
+                frame.as_ptr() as *const libc::c_void,
+                frame.len(),
+                0,
+            )
+        };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
     /// Receives one frame into `buf`, waiting up to `timeout` (zero: not at all). Frames we
     /// sent ourselves are skipped.
     pub fn recv_frame(&mut self, buf: &mut [u8], timeout: Duration) -> io::Result<Option<usize>> {
