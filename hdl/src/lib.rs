@@ -10,8 +10,11 @@
 //! - [`mctp_tx`]: the MCTP packetizer (NVMe-MI MIC, SMBus binding).
 //! - [`tools`]: Verilator lint, Yosys and nextpnr runners.
 //! - [`top`]: `OffloadTop`, the blocks behind a register block, for a NIC shell.
+//! - [`board`]: the Opal Kelly XEM7010 board design (FrontPanel bridge; the vendor top behind
+//!   the `board` feature).
 
 pub mod bits;
+pub mod board;
 pub mod crc;
 pub mod mctp_tx;
 pub mod mpa_tx;

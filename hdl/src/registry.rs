@@ -219,6 +219,12 @@ macro_rules! top_entry {
     }};
 }
 
+fn gen_board_core() -> Generated {
+    let mut uut = crate::board::bridge::BoardCore::default();
+    uut.connect_all();
+    Generated { verilog: generate_verilog(&uut), ports: ports_of(&uut) }
+}
+
 /// All shipped instances. CRC-32C at every width (MPA, NVMe-MI), CRC-32 at 8 bytes (Fibre
 /// Channel), CRC-8/SMBUS and CRC-16/MCRF4XX at one byte (the MCTP bindings); the MPA TX framer
 /// at 4, 8 and 64 bytes (the last is the 512-bit datapath of 100 G NICs); the MCTP TX
@@ -244,6 +250,21 @@ pub fn catalogue() -> Vec<BlockEntry> {
         mctp_tx_entry!(64, 8),
         top_entry!(32, 4, 32, 4),
         top_entry!(64, 8, 64, 8),
+        BlockEntry {
+            name: "board_core_w4".into(),
+            block: "board",
+            width_bytes: 4,
+            crc: None,
+            params: "XEM7010 board core: FrontPanel endpoint signals (wire-ins, trigger-in, pipe-ins, pipe-outs, \
+                     wire-outs; offload_hdl::board::bridge) bridged to OffloadTop W=4; Opal Kelly's okHost and \
+                     endpoint cells are added by the `board` feature.\n\
+                     Ports: clock (ti_clk), wi_addr, wi_data_lo, wi_data_hi, wi_control, ti_bus, mpa_in_write, \
+                     mpa_in_data, mctp_in_write, mctp_in_data, mpa_out_read, mctp_out_read; wo_data_lo, wo_data_hi, \
+                     wo_status, wo_mpa_in_free, wo_mctp_in_free, wo_mpa_out_count, wo_mctp_out_count, mpa_out_data, \
+                     mctp_out_data, leds[7:0] (16-bit unless stated)."
+                .into(),
+            generate: gen_board_core,
+        },
     ]
 }
 

@@ -12,6 +12,7 @@ pub mod mctp;
 pub mod mpa;
 pub mod nvme_mi;
 pub mod offload;
+pub mod ok;
 pub mod registers;
 
 pub use offload::{Offload, OffloadError, SoftwareOffload};
