@@ -4,6 +4,7 @@ mod aoe;
 mod backend;
 mod crc;
 mod demo;
+mod fc;
 mod hw;
 mod io;
 mod mctp;
@@ -35,6 +36,9 @@ enum Command {
     /// ATA over Ethernet (AoE r11) target and initiator on a Linux interface (raw sockets).
     #[command(subcommand)]
     Aoe(aoe::AoeCommand),
+    /// Fibre Channel over SCTP (FC/SCTP/IP draft) over SCTP/UDP: server agent, client, captures.
+    #[command(subcommand)]
+    Fc(fc::FcCommand),
     /// Write the Verilog of every hardware block (one file per block and parameter set).
     Verilog(hw::VerilogArgs),
     /// Synthesise a hardware block with Yosys (Xilinx LUT/FF) and nextpnr-ice40 (Fmax).
@@ -48,6 +52,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Mpa(c) => mpa::run(c),
         Command::Mctp(c) => mctp::run(c),
         Command::Aoe(c) => aoe::run(c),
+        Command::Fc(c) => fc::run(c),
         Command::Verilog(a) => hw::verilog(a),
         Command::Synth(a) => hw::synth(a),
     }
