@@ -2,7 +2,8 @@
 //! the response, if any, following AoE r11 in this order:
 //!
 //! 1. frames that are not AoE or shorter than the header, and responses (Flags R), are ignored;
-//! 2. Major/Minor must be ours or all ones (§2.5), else the frame is ignored;
+//! 2. the destination must be our MAC or broadcast, and Major/Minor ours or all ones (§2.5),
+//!    else the frame is ignored;
 //! 3. with a non-empty Mac Mask List the source must be on it, for every command (§3.3);
 //! 4. Ver must be 1, else AoE error 5; unknown commands get error 1, malformed Args error 2;
 //! 5. ATA reads and writes from a MAC not on a non-empty reserve list get error 6 (§3.4).
@@ -119,6 +120,9 @@ pub enum Ignored {
     Response,
     /// Major/Minor are neither ours nor all ones.
     NotAddressed,
+    /// Sent to another Ethernet address (seen because the interface is promiscuous or
+    /// bridged): neither our MAC nor broadcast.
+    OtherHost,
     /// The Mac Mask List is not empty and the source is not on it.
     Masked,
     /// Query Config CCmd 1/2 whose string does not match ours.
@@ -267,7 +271,9 @@ impl<D: BlockDevice> Target<D> {
                 *match why {
                     Ignored::Malformed => &mut self.stats.ignored_malformed,
                     Ignored::Response => &mut self.stats.ignored_responses,
-                    Ignored::NotAddressed => &mut self.stats.ignored_not_addressed,
+                    Ignored::NotAddressed | Ignored::OtherHost => {
+                        &mut self.stats.ignored_not_addressed
+                    }
                     Ignored::Masked => &mut self.stats.ignored_masked,
                     Ignored::ConfigMismatch => &mut self.stats.ignored_config_mismatch,
                 } += 1;
@@ -282,6 +288,9 @@ impl<D: BlockDevice> Target<D> {
         };
         if h.is_response() {
             return Outcome::Ignored(Ignored::Response);
+        }
+        if h.dst != self.cfg.mac && h.dst != BROADCAST {
+            return Outcome::Ignored(Ignored::OtherHost);
         }
         if !h.addressed_to(self.cfg.major, self.cfg.minor) {
             return Outcome::Ignored(Ignored::NotAddressed);

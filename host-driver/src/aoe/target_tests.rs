@@ -297,7 +297,14 @@ fn addressing_broadcasts_and_ignored_frames() {
     let mut ip = f.clone();
     ip[12..14].copy_from_slice(&[0x08, 0x00]);
     assert_eq!(run(&mut t, &ip), Err(Ignored::Malformed));
-    assert_eq!(t.stats().ignored_not_addressed, 4);
+    // Unicast to another host (a promiscuous or bridged interface shows it to us).
+    let mut other = f.clone();
+    other[14] &= !FLAG_RESPONSE;
+    other[0..6].copy_from_slice(&[2, 0, 0, 0, 0, 0x77]);
+    assert_eq!(run(&mut t, &other), Err(Ignored::OtherHost));
+    other[0..6].copy_from_slice(&TARGET);
+    assert!(run(&mut t, &other).is_ok());
+    assert_eq!(t.stats().ignored_not_addressed, 5);
 }
 
 #[test]
