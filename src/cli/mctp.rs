@@ -1,5 +1,8 @@
 //! `offload mctp packetize|reassemble`: MCTP packets (DSP0236), optionally protected by the
 //! NVMe-MI MIC and wrapped in the SMBus binding (DSP0237), as lines of lowercase hex.
+//!
+//! `offload mctp link|addr|route show`, `ping`, `send`: the `mctp` utility's view of a running
+//! `offload mctpd`, through its control socket (see `mctpd.rs`).
 
 use super::backend::Backend;
 use super::io::{read_input, write_stdout};
@@ -15,6 +18,81 @@ pub enum MctpCommand {
     Packetize(PacketizeArgs),
     /// Hex lines on stdin (one packet, or SMBus frame, per line) → the message on stdout.
     Reassemble(ReassembleArgs),
+    /// `link show`: the daemon's links (index, physical address, network, MTU, state).
+    Link(ShowArgs),
+    /// `addr show`: the daemon's local EIDs.
+    Addr(ShowArgs),
+    /// `route show`: the daemon's route table.
+    Route(ShowArgs),
+    /// Control-protocol Get Endpoint ID round trip to `--eid`.
+    Ping(PingArgs),
+    /// Send a request of `--type` to `--eid` (body from `--data` or stdin); print each response
+    /// message as a hex line.
+    Send(SendArgs),
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum ShowAction {
+    Show,
+}
+
+/// Which daemon to ask.
+#[derive(Args, Debug)]
+pub struct DaemonArgs {
+    /// The daemon's control socket.
+    #[arg(long)]
+    control: Option<std::path::PathBuf>,
+    /// The daemon's own EID, to find its default control socket.
+    #[arg(long, value_parser = parse_u8, conflicts_with = "control")]
+    local: Option<u8>,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    #[arg(value_enum)]
+    action: ShowAction,
+    #[command(flatten)]
+    daemon: DaemonArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct PingArgs {
+    /// The EID to ping.
+    #[arg(long, value_parser = parse_u8)]
+    eid: u8,
+    /// Round trips.
+    #[arg(long, default_value = "1")]
+    count: u32,
+    /// Milliseconds to wait for each reply.
+    #[arg(long, default_value = "1000")]
+    timeout: u64,
+    #[command(flatten)]
+    daemon: DaemonArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct SendArgs {
+    /// Message type (the first octet's low 7 bits).
+    #[arg(long = "type", value_parser = parse_u8)]
+    typ: u8,
+    /// Destination EID.
+    #[arg(long, value_parser = parse_u8)]
+    eid: u8,
+    /// Message body after the type octet, hex (default: stdin, raw).
+    #[arg(long)]
+    data: Option<String>,
+    /// Set the IC bit and append the NVMe-MI MIC; responses are MIC-checked and printed
+    /// without it.
+    #[arg(long)]
+    ic: bool,
+    /// Responses to wait for (e.g. 2 for an NVMe-MI "More Processing Required" then the final).
+    #[arg(long, default_value = "1")]
+    responses: usize,
+    /// Milliseconds to wait for the responses.
+    #[arg(long, default_value = "1000")]
+    timeout: u64,
+    #[command(flatten)]
+    daemon: DaemonArgs,
 }
 
 #[derive(Args, Debug)]
@@ -66,7 +144,121 @@ pub fn run(c: MctpCommand) -> anyhow::Result<()> {
     match c {
         MctpCommand::Packetize(a) => packetize(a),
         MctpCommand::Reassemble(a) => reassemble(a),
+        MctpCommand::Link(a) => show("link", a),
+        MctpCommand::Addr(a) => show("addr", a),
+        MctpCommand::Route(a) => show("route", a),
+        MctpCommand::Ping(a) => ping(a),
+        MctpCommand::Send(a) => send(a),
     }
+}
+
+/// The control socket: `--control`, the default path of `--local`'s daemon, or the only
+/// daemon socket in the default directory.
+fn control_path(d: &DaemonArgs) -> anyhow::Result<std::path::PathBuf> {
+    if let Some(p) = &d.control {
+        return Ok(p.clone());
+    }
+    if let Some(e) = d.local {
+        return Ok(super::mctpd::default_control_path(Some(e), ""));
+    }
+    let dir = super::mctpd::control_dir();
+    let mut found: Vec<_> = std::fs::read_dir(&dir)
+        .with_context(|| format!("listing {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("offload-mctpd-") && n.ends_with(".sock"))
+        })
+        .collect();
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => bail!(
+            "no offload mctpd control socket in {}; pass --control PATH",
+            dir.display()
+        ),
+        n => bail!(
+            "{n} mctpd control sockets in {}; pass --control PATH or --local EID",
+            dir.display()
+        ),
+    }
+}
+
+fn print_lines(lines: &[String]) -> anyhow::Result<()> {
+    let mut out = String::new();
+    for l in lines {
+        out.push_str(l);
+        out.push('\n');
+    }
+    write_stdout(out.as_bytes())
+}
+
+fn show(what: &str, a: ShowArgs) -> anyhow::Result<()> {
+    let ShowAction::Show = a.action;
+    let lines = super::mctpd::request(&control_path(&a.daemon)?, &format!("{what} show"))?;
+    print_lines(&lines)
+}
+
+fn ping(a: PingArgs) -> anyhow::Result<()> {
+    let path = control_path(&a.daemon)?;
+    let mut lines = Vec::new();
+    for _ in 0..a.count.max(1) {
+        lines.extend(super::mctpd::request(
+            &path,
+            &format!("ping {} {}", a.eid, a.timeout),
+        )?);
+    }
+    print_lines(&lines)
+}
+
+fn send(a: SendArgs) -> anyhow::Result<()> {
+    let body = match &a.data {
+        Some(h) => from_hex(
+            &h.chars()
+                .filter(|c| !c.is_ascii_whitespace())
+                .collect::<String>(),
+        )
+        .context("--data")?,
+        None => read_input(None)?,
+    };
+    if a.typ > 0x7F {
+        bail!(
+            "--type {}: message types are 7 bits (use --ic for the IC bit)",
+            a.typ
+        );
+    }
+    let mut msg = vec![a.typ | if a.ic { 0x80 } else { 0 }];
+    msg.extend_from_slice(&body);
+    if a.ic {
+        offload_driver::nvme_mi::check_oob_len(msg.len() + 4)?;
+        offload_driver::nvme_mi::append_mic(&mut msg);
+    }
+    let req = format!(
+        "send {} {} {} {} {}",
+        a.typ,
+        a.eid,
+        a.timeout,
+        a.responses,
+        to_hex(&msg)
+    );
+    let lines = super::mctpd::request(&control_path(&a.daemon)?, &req)?;
+    let mut out = Vec::new();
+    for l in &lines {
+        let hex = l.rsplit(' ').next().unwrap_or("");
+        let m = from_hex(hex).with_context(|| format!("daemon answer `{l}`"))?;
+        if a.ic {
+            match offload_driver::nvme_mi::verify_mic(&m) {
+                Ok(body) => out.push(to_hex(body)),
+                Err(e) => eprintln!("offload: warning: response dropped: {e}"),
+            }
+        } else {
+            out.push(to_hex(&m));
+        }
+    }
+    if out.is_empty() {
+        bail!("no response with a good MIC");
+    }
+    print_lines(&out)
 }
 
 fn packetize(a: PacketizeArgs) -> anyhow::Result<()> {
@@ -174,7 +366,7 @@ fn reassemble(a: ReassembleArgs) -> anyhow::Result<()> {
     }
 }
 
-fn to_hex(bytes: &[u8]) -> String {
+pub(crate) fn to_hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
     for &b in bytes {
@@ -184,7 +376,7 @@ fn to_hex(bytes: &[u8]) -> String {
     s
 }
 
-fn from_hex(s: &str) -> anyhow::Result<Vec<u8>> {
+pub(crate) fn from_hex(s: &str) -> anyhow::Result<Vec<u8>> {
     if s.len() & 1 == 1 {
         bail!("odd number of hex digits ({})", s.len());
     }
@@ -214,7 +406,7 @@ fn parse_number(s: &str) -> Result<u64, String> {
     r.map_err(|_| format!("`{s}` is not a decimal or 0x-hex number"))
 }
 
-fn parse_u8(s: &str) -> Result<u8, String> {
+pub(crate) fn parse_u8(s: &str) -> Result<u8, String> {
     let v = parse_number(s)?;
     u8::try_from(v).map_err(|_| format!("{s} does not fit in one octet"))
 }

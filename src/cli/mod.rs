@@ -8,6 +8,7 @@ mod fc;
 mod hw;
 mod io;
 mod mctp;
+mod mctpd;
 mod mpa;
 mod records;
 mod tcp_capture;
@@ -33,6 +34,8 @@ enum Command {
     /// MCTP packets (DSP0236) with the SMBus binding and the NVMe-MI integrity check.
     #[command(subcommand)]
     Mctp(mctp::MctpCommand),
+    /// MCTP endpoint daemon on one link (control protocol, NVMe-MI, echo, bus owner).
+    Mctpd(mctpd::MctpdArgs),
     /// ATA over Ethernet (AoE r11) target and initiator on a Linux interface (raw sockets).
     #[command(subcommand)]
     Aoe(aoe::AoeCommand),
@@ -51,6 +54,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Demo(a) => demo::run(a),
         Command::Mpa(c) => mpa::run(c),
         Command::Mctp(c) => mctp::run(c),
+        Command::Mctpd(a) => mctpd::run(a),
         Command::Aoe(c) => aoe::run(c),
         Command::Fc(c) => fc::run(c),
         Command::Verilog(a) => hw::verilog(a),
