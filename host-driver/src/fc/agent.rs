@@ -307,6 +307,9 @@ pub struct AssignOutcome {
     pub time_limit_ms: u32,
 }
 
+/// Early credit prefixes kept per unknown stream, and unknown streams kept.
+const MAX_EARLY: usize = 64;
+
 #[derive(Clone, Debug)]
 pub struct ClientConfig {
     pub revision: Revision,
@@ -352,6 +355,9 @@ pub struct Client {
     next_tag: u16,
     answers: VecDeque<MgmtMessage>,
     streams: HashMap<u16, ClientStream>,
+    /// Credit prefixes that came on a stream before its Assign Stream answer (SCTP delivers
+    /// unordered across streams), replayed when the answer comes.
+    early: HashMap<u16, Vec<Prefix>>,
     offload: Box<dyn Offload>,
     lost: Option<String>,
     pub stats: ClientStats,
@@ -374,6 +380,7 @@ impl Client {
             next_tag: 1,
             answers: VecDeque::new(),
             streams: HashMap::new(),
+            early: HashMap::new(),
             offload,
             lost: None,
             stats: ClientStats::default(),
@@ -404,7 +411,16 @@ impl Client {
                 },
                 TransportEvent::Message { stream, data, .. } => {
                     let Some(s) = self.streams.get_mut(&stream) else {
-                        self.stats.bad_messages += 1;
+                        match Encapsulated::decode_with(&data, self.offload.as_mut()) {
+                            Ok(Encapsulated::Signal { prefix }) => {
+                                let known = self.early.len();
+                                let early = self.early.entry(stream).or_default();
+                                if early.len() < MAX_EARLY && known <= MAX_EARLY {
+                                    early.push(prefix);
+                                }
+                            }
+                            _ => self.stats.bad_messages += 1,
+                        }
                         continue;
                     };
                     match Encapsulated::decode_with(&data, self.offload.as_mut()) {
@@ -524,13 +540,23 @@ impl Client {
             time_limit_ms: a.time_limit_ms,
         };
         if outcome.response == Response::Good {
+            let mut credit = ClientCredit::new(self.config.login_credit);
+            for p in self.early.remove(&outcome.stream).unwrap_or_default() {
+                credit.on_server_prefix(&p);
+            }
             self.streams.insert(
                 outcome.stream,
                 ClientStream {
-                    credit: ClientCredit::new(self.config.login_credit),
+                    credit,
                     inbox: VecDeque::new(),
                 },
             );
+            // The stream is usable once the server has asserted login credit on it.
+            let timeout = self.config.timeout;
+            let stream = outcome.stream;
+            self.wait(timeout, "login credit on the new stream", |c| {
+                c.streams[&stream].credit.asserted().then_some(())
+            })?;
         }
         Ok(outcome)
     }

@@ -6,6 +6,11 @@
 //! granted is withdrawn; the client acknowledges by setting C on its next message. The client
 //! never sets Tcredit.
 //!
+//! **Decision**: the server asserts login credit (C set, Tcredit = its debit, 0) on a stream
+//! right after assigning it, and the client sends no frame on the stream before that; its
+//! first frame carries the acknowledging C. Credit is thus never in flight across the
+//! assertion.
+//!
 //! A return and a grant look alike on the wire (both add to Tcredit); the client folds any
 //! Tcredit beyond what it has outstanding into additional credit, which leaves the credit it
 //! may use exactly the server's room either way.
@@ -19,6 +24,7 @@ pub struct ClientCredit {
     extra: u32,
     outstanding: u32,
     ack_pending: bool,
+    asserted: bool,
 }
 
 impl ClientCredit {
@@ -28,11 +34,20 @@ impl ClientCredit {
             extra: 0,
             outstanding: 0,
             ack_pending: false,
+            asserted: false,
         }
     }
 
-    /// Frames the client may send now.
+    /// Whether the server has asserted login credit (a prefix with C set has come).
+    pub fn asserted(&self) -> bool {
+        self.asserted
+    }
+
+    /// Frames the client may send now (none before the server asserted login credit).
     pub fn available(&self) -> u32 {
+        if !self.asserted {
+            return 0;
+        }
         (self.login + self.extra).saturating_sub(self.outstanding)
     }
 
@@ -57,6 +72,7 @@ impl ClientCredit {
             self.outstanding = t;
             self.extra = 0;
             self.ack_pending = true;
+            self.asserted = true;
         } else {
             let returned = t.min(self.outstanding);
             self.outstanding -= returned;
@@ -178,6 +194,18 @@ mod tests {
     fn credit_round_trip() {
         let mut c = ClientCredit::new(4);
         let mut s = ServerCredit::new(4);
+        assert!(!c.take(), "nothing before the server asserts login credit");
+        s.reset();
+        let mut login = Prefix::default();
+        s.stamp(&mut login);
+        assert!(login.credit_reset && login.tcredit == 0);
+        c.on_server_prefix(&login);
+        assert!(c.asserted());
+        let mut first = Prefix::default();
+        c.stamp(&mut first);
+        assert!(first.credit_reset, "the first frame acknowledges");
+        s.on_client_prefix(&first);
+        assert!(!s.awaiting_ack());
         for _ in 0..4 {
             assert!(c.take());
             assert!(s.on_frame());

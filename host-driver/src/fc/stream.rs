@@ -248,6 +248,9 @@ impl StreamManager {
             0 => a.time_limit_ms,
             max => a.time_limit_ms.min(max),
         };
+        // Login credit is asserted on the new stream with the next prefix sent on it.
+        let mut credit = ServerCredit::new(self.config.login_credit);
+        credit.reset();
         self.assignments.insert(
             stream,
             Assignment {
@@ -255,7 +258,7 @@ impl StreamManager {
                 port: port.port,
                 priority,
                 time_limit_ms,
-                credit: ServerCredit::new(self.config.login_credit),
+                credit,
                 stats: StreamStats::default(),
             },
         );
