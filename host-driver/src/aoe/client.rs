@@ -25,6 +25,16 @@ pub trait Link {
     fn send(&mut self, frame: &[u8]) -> io::Result<()>;
     /// Waits up to `timeout` for an AoE frame (zero: do not wait); `None` on timeout.
     fn recv(&mut self, buf: &mut [u8], timeout: Duration) -> io::Result<Option<usize>>;
+    /// Hands every frame already waiting to `sink` without blocking; returns how many. Links
+    /// that can take several frames per system call override it.
+    fn drain(&mut self, buf: &mut [u8], sink: &mut dyn FnMut(&[u8])) -> io::Result<usize> {
+        let mut n = 0;
+        while let Some(len) = self.recv(buf, Duration::ZERO)? {
+            sink(&buf[..len]);
+            n += 1;
+        }
+        Ok(n)
+    }
 }
 
 /// Why a client operation failed.

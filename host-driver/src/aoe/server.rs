@@ -1,7 +1,8 @@
 //! The target's I/O loop over a [`Link`]: announce (the boot-time broadcast, §3.2), then
 //! repeatedly take every frame waiting into the Buffer Count [`Backlog`] (dropping and
-//! counting the excess), answer them in order, and write out held asynchronous writes when
-//! nothing is waiting.
+//! counting the excess) and answer the oldest, so the queue is what the target holds and the
+//! first answer goes out without waiting for the rest; held asynchronous writes are written
+//! out when the link has been quiet for a moment.
 
 use super::client::Link;
 use super::device::BlockDevice;
@@ -23,7 +24,8 @@ pub struct ServeStats {
     pub sent: u64,
 }
 
-/// Serves until `stop` is set; held writes are written out and flushed before returning.
+/// Serves until `stop` is set; queued commands are answered and held writes written out and
+/// flushed before returning.
 pub fn serve<L: Link, D: BlockDevice>(
     link: &mut L,
     target: &mut Target<D>,
@@ -37,24 +39,24 @@ pub fn serve<L: Link, D: BlockDevice>(
     link.send(&out)?;
     stats.sent += 1;
     while !stop.load(Ordering::Relaxed) {
-        let wait = if backlog.is_empty() {
-            POLL
-        } else {
-            Duration::ZERO
-        };
-        match link.recv(&mut buf, wait)? {
-            Some(n) => {
-                stats.received += 1;
-                backlog.push(&buf[..n]);
-                // Take everything already waiting before answering any of it.
-                while let Some(n) = link.recv(&mut buf, Duration::ZERO)? {
+        if backlog.is_empty() {
+            match link.recv(&mut buf, POLL)? {
+                Some(n) => {
                     stats.received += 1;
                     backlog.push(&buf[..n]);
                 }
+                None => {
+                    target.idle();
+                    continue;
+                }
             }
-            None => target.idle(),
         }
-        while let Some(frame) = backlog.pop() {
+        // Everything that arrived meanwhile joins the queue (or is dropped when it is full)
+        // before the oldest is answered.
+        stats.received += link.drain(&mut buf, &mut |f| {
+            backlog.push(f);
+        })? as u64;
+        if let Some(frame) = backlog.pop() {
             if target.handle(&frame, &mut out) == Outcome::Respond {
                 link.send(&out)?;
                 stats.sent += 1;
@@ -62,6 +64,13 @@ pub fn serve<L: Link, D: BlockDevice>(
             backlog.recycle(frame);
         }
         stats.dropped = backlog.dropped();
+    }
+    // Commands already queued are answered before leaving.
+    while let Some(frame) = backlog.pop() {
+        if target.handle(&frame, &mut out) == Outcome::Respond {
+            link.send(&out)?;
+            stats.sent += 1;
+        }
     }
     target.idle();
     let _ = target.flush_device();

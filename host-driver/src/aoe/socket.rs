@@ -20,7 +20,12 @@ pub struct PacketSocket {
     mtu: usize,
     /// Scratch for padding short frames to the Ethernet minimum.
     pad: Vec<u8>,
+    /// Receive buffers of [`drain_frames`](Self::drain_frames).
+    batch: Vec<u8>,
 }
+
+/// Frames taken per `recvmmsg` call.
+pub const BATCH: usize = 32;
 
 fn check(r: libc::c_int) -> io::Result<libc::c_int> {
     if r < 0 {
@@ -108,6 +113,7 @@ impl PacketSocket {
                 mac,
                 mtu,
                 pad: Vec::new(),
+                batch: Vec::new(),
             })
         }
     }
@@ -156,6 +162,66 @@ impl PacketSocket {
             return Err(io::Error::last_os_error());
         }
         Ok(())
+    }
+
+    /// Hands every frame waiting to `sink`, [`BATCH`] per `recvmmsg` call; frames we sent
+    /// ourselves are skipped.
+    pub fn drain_frames(&mut self, sink: &mut dyn FnMut(&[u8])) -> io::Result<usize> {
+        let frame_len = (self.mtu + super::header::ETH_HEADER_LEN).max(2048);
+        if self.batch.len() != BATCH * frame_len {
+            self.batch = vec![0; BATCH * frame_len];
+        }
+        let mut total = 0;
+        loop {
+            // SAFETY: every iovec points into self.batch at a distinct frame_len slice, every
+            // msg_name at its own sockaddr_ll; all outlive the call.
+            let (got, lens, kinds) = unsafe {
+                let mut addrs: [libc::sockaddr_ll; BATCH] = std::mem::zeroed();
+                let mut iov: [libc::iovec; BATCH] = std::mem::zeroed();
+                let mut msgs: [libc::mmsghdr; BATCH] = std::mem::zeroed();
+                let base = self.batch.as_mut_ptr();
+                for i in 0..BATCH {
+                    iov[i].iov_base = base.add(i * frame_len) as *mut libc::c_void;
+                    iov[i].iov_len = frame_len;
+                    msgs[i].msg_hdr.msg_iov = &mut iov[i];
+                    msgs[i].msg_hdr.msg_iovlen = 1;
+                    msgs[i].msg_hdr.msg_name = &mut addrs[i] as *mut _ as *mut libc::c_void;
+                    msgs[i].msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_ll>() as u32;
+                }
+                let r = libc::recvmmsg(
+                    self.fd.as_raw_fd(),
+                    msgs.as_mut_ptr(),
+                    BATCH as libc::c_uint,
+                    libc::MSG_DONTWAIT,
+                    std::ptr::null_mut(),
+                );
+                let mut lens = [0usize; BATCH];
+                let mut kinds = [0u8; BATCH];
+                for i in 0..BATCH {
+                    lens[i] = (msgs[i].msg_len as usize).min(frame_len);
+                    kinds[i] = addrs[i].sll_pkttype;
+                }
+                (r, lens, kinds)
+            };
+            if got < 0 {
+                let e = io::Error::last_os_error();
+                match e.kind() {
+                    io::ErrorKind::WouldBlock => return Ok(total),
+                    io::ErrorKind::Interrupted => continue,
+                    _ => return Err(e),
+                }
+            }
+            let got = got as usize;
+            for i in 0..got {
+                if kinds[i] != libc::PACKET_OUTGOING {
+                    sink(&self.batch[i * frame_len..i * frame_len + lens[i]]);
+                    total += 1;
+                }
+            }
+            if got < BATCH {
+                return Ok(total);
+            }
+        }
     }
 
     /// Sends `frame` as it is, even shorter than the Ethernet minimum (veth delivers it so):
@@ -247,5 +313,8 @@ impl Link for PacketSocket {
     }
     fn recv(&mut self, buf: &mut [u8], timeout: Duration) -> io::Result<Option<usize>> {
         self.recv_frame(buf, timeout)
+    }
+    fn drain(&mut self, _buf: &mut [u8], sink: &mut dyn FnMut(&[u8])) -> io::Result<usize> {
+        self.drain_frames(sink)
     }
 }

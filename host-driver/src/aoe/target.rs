@@ -428,9 +428,12 @@ impl<D: BlockDevice> Target<D> {
         if r.cmd_status & status::ERR != 0 {
             self.stats.ata_errors += 1;
         }
-        let mut regs = Vec::with_capacity(ata::ARG_LEN);
-        r.write(&mut regs);
-        out[arg_at..arg_at + ata::ARG_LEN].copy_from_slice(&regs);
+        out[arg_at..arg_at + 4].copy_from_slice(&[
+            r.aflags,
+            r.err_feature,
+            r.sector_count,
+            r.cmd_status,
+        ]);
         debug_assert!(out.len() <= ATA_HEADER_LEN + SECTOR * 255);
         Outcome::Respond
     }
