@@ -114,7 +114,7 @@ pub const MAP: &[Register] = &[
     rw("CONTROL", CONTROL, 0, 0x3, "bit 0: hold the MPA TX framer (and its counters) in reset; bit 1: the same for MCTP TX"),
     rw("SCRATCH", SCRATCH, 0, 0xFFFF_FFFF, "free for the host (bus check)"),
     rw("MPA_CONFIG", MPA_CONFIG, 0x3, 0x3, "bit 0: Markers; bit 1: CRC (0 sends a zero CRC field); read live, change between FPDUs"),
-    rw("MPA_MULPDU", MPA_MULPDU, MAX_ULPDU as u32, 0xFFFF, "[15:0] MULPDU: ULPDUs of 0 or more octets than this are dropped whole"),
+    rw("MPA_MULPDU", MPA_MULPDU, MAX_ULPDU as u32, 0xFFFF, "[15:0] MULPDU: ULPDUs of 0 octets or of more than this are dropped whole"),
     rw("MPA_OFFSET", MPA_OFFSET, 0, 0xFFFC, "[15:0] stream offset (mod 2^16, multiple of 4) of the first octet, loaded when the framer leaves reset"),
     ro("MPA_ULPDUS_IN", MPA_ULPDUS_IN, "ULPDUs accepted on mpa_s (dropped ones included)"),
     ro("MPA_FPDUS", MPA_FPDUS, "FPDUs sent on mpa_m"),
@@ -468,6 +468,16 @@ mod tests {
             }
         }
         assert!(markdown_table().contains("| 0x14 | MPA_MULPDU | RW | 0xFD00 |"));
+    }
+
+    #[test]
+    fn docs_top_md_has_this_map() {
+        let doc = include_str!("../../docs/TOP.md");
+        let table = markdown_table();
+        assert!(
+            doc.contains(&table),
+            "docs/TOP.md's register table is stale; it should read:\n{table}"
+        );
     }
 
     #[test]

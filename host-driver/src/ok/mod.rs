@@ -72,7 +72,10 @@ pub trait FrontPanel {
 /// zero-padded to whole 4-octet beats, at least one.
 pub fn encode_frame(frame: &[u8], out: &mut Vec<u16>) -> Result<(), RegisterError> {
     if frame.len() >= 1 << 17 {
-        return Err(RegisterError::Bus(format!("a frame of {} octets does not fit the 17-bit length", frame.len())));
+        return Err(RegisterError::Bus(format!(
+            "a frame of {} octets does not fit the 17-bit length",
+            frame.len()
+        )));
     }
     out.push(frame.len() as u16);
     out.push((frame.len() >> 16) as u16);
@@ -95,7 +98,9 @@ impl BeatDecoder {
     /// Feeds whole triples; not-valid (filler) triples are skipped.
     pub fn push(&mut self, words: &[u16]) -> Result<(), RegisterError> {
         if words.len() % 3 != 0 {
-            return Err(RegisterError::Bus("pipe-out data is not whole beats".into()));
+            return Err(RegisterError::Bus(
+                "pipe-out data is not whole beats".into(),
+            ));
         }
         for t in words.chunks(3) {
             let flags = t[2];
@@ -105,9 +110,12 @@ impl BeatDecoder {
             let data = (t[0] as u32 | (t[1] as u32) << 16).to_le_bytes();
             let keep = flags & 0xF;
             if keep & (keep + 1) != 0 {
-                return Err(RegisterError::Bus(format!("beat with tkeep {keep:#x}: not contiguous")));
+                return Err(RegisterError::Bus(format!(
+                    "beat with tkeep {keep:#x}: not contiguous"
+                )));
             }
-            self.cur.extend_from_slice(&data[..keep.count_ones() as usize]);
+            self.cur
+                .extend_from_slice(&data[..keep.count_ones() as usize]);
             if flags & FLAG_LAST != 0 {
                 self.frames.push(std::mem::take(&mut self.cur));
             }
@@ -135,7 +143,10 @@ impl<F: FrontPanel> OkTransport<F> {
         fp.update_wire_ins()?;
         fp.set_wire_in(ep::WI_CONTROL, 0)?;
         fp.update_wire_ins()?;
-        Ok(OkTransport { fp, max_polls: 10_000 })
+        Ok(OkTransport {
+            fp,
+            max_polls: 10_000,
+        })
     }
 
     pub fn frontpanel(&mut self) -> &mut F {
@@ -158,14 +169,17 @@ impl<F: FrontPanel> OkTransport<F> {
                 return Ok(());
             }
         }
-        Err(RegisterError::Bus(format!("register {what} of 0x{offset:02X} did not complete over FrontPanel")))
+        Err(RegisterError::Bus(format!(
+            "register {what} of 0x{offset:02X} did not complete over FrontPanel"
+        )))
     }
 }
 
 impl<F: FrontPanel> RegisterBus for OkTransport<F> {
     fn read(&mut self, offset: u8) -> Result<u32, RegisterError> {
         self.access(offset, ep::TI_READ_BIT, "read")?;
-        Ok(self.fp.wire_out(ep::WO_DATA_LO) as u32 | (self.fp.wire_out(ep::WO_DATA_HI) as u32) << 16)
+        Ok(self.fp.wire_out(ep::WO_DATA_LO) as u32
+            | (self.fp.wire_out(ep::WO_DATA_HI) as u32) << 16)
     }
 
     fn write(&mut self, offset: u8, value: u32) -> Result<(), RegisterError> {
@@ -189,17 +203,47 @@ struct Lane {
 }
 
 impl<F: FrontPanel> TopStreams for OkTransport<F> {
-    fn stream(&mut self, ulpdus: &[Vec<u8>], messages: &[Vec<u8>]) -> Result<(Vec<Vec<u8>>, Vec<Vec<u8>>), RegisterError> {
+    fn stream(
+        &mut self,
+        ulpdus: &[Vec<u8>],
+        messages: &[Vec<u8>],
+    ) -> Result<(Vec<Vec<u8>>, Vec<Vec<u8>>), RegisterError> {
         let mut lanes = Vec::new();
         for (frames, pi, po, free, count, idle, ovf) in [
-            (ulpdus, ep::PI_MPA, ep::PO_MPA, ep::WO_MPA_IN_FREE, ep::WO_MPA_OUT_COUNT, ep::STATUS_MPA_IDLE, ep::STATUS_MPA_OVERFLOW),
-            (messages, ep::PI_MCTP, ep::PO_MCTP, ep::WO_MCTP_IN_FREE, ep::WO_MCTP_OUT_COUNT, ep::STATUS_MCTP_IDLE, ep::STATUS_MCTP_OVERFLOW),
+            (
+                ulpdus,
+                ep::PI_MPA,
+                ep::PO_MPA,
+                ep::WO_MPA_IN_FREE,
+                ep::WO_MPA_OUT_COUNT,
+                ep::STATUS_MPA_IDLE,
+                ep::STATUS_MPA_OVERFLOW,
+            ),
+            (
+                messages,
+                ep::PI_MCTP,
+                ep::PO_MCTP,
+                ep::WO_MCTP_IN_FREE,
+                ep::WO_MCTP_OUT_COUNT,
+                ep::STATUS_MCTP_IDLE,
+                ep::STATUS_MCTP_OVERFLOW,
+            ),
         ] {
             let mut words = Vec::new();
             for f in frames {
                 encode_frame(f, &mut words)?;
             }
-            lanes.push(Lane { words, sent: 0, pipe_in: pi, pipe_out: po, wo_free: free, wo_count: count, idle_bit: idle, overflow_bit: ovf, out: BeatDecoder::default() });
+            lanes.push(Lane {
+                words,
+                sent: 0,
+                pipe_in: pi,
+                pipe_out: po,
+                wo_free: free,
+                wo_count: count,
+                idle_bit: idle,
+                overflow_bit: ovf,
+                out: BeatDecoder::default(),
+            });
         }
         // Quiet polls in a row (inputs idle, nothing waiting) that end the stream.
         const QUIET: usize = 4;
@@ -210,7 +254,9 @@ impl<F: FrontPanel> TopStreams for OkTransport<F> {
             let mut busy = false;
             for l in &mut lanes {
                 if status & l.overflow_bit != 0 {
-                    return Err(RegisterError::Bus("FPGA input FIFO overflowed (status bit set)".into()));
+                    return Err(RegisterError::Bus(
+                        "FPGA input FIFO overflowed (status bit set)".into(),
+                    ));
                 }
                 let free = self.fp.wire_out(l.wo_free) as usize;
                 let n = self.fp.wire_out(l.wo_count) as usize;
@@ -218,7 +264,8 @@ impl<F: FrontPanel> TopStreams for OkTransport<F> {
                 // Whole pairs only (USB 2.0 pipes move 16-bit words; even counts keep it simple).
                 let k = left.min(free & !1);
                 if k > 0 {
-                    self.fp.write_pipe_in(l.pipe_in, &l.words[l.sent..l.sent + k])?;
+                    self.fp
+                        .write_pipe_in(l.pipe_in, &l.words[l.sent..l.sent + k])?;
                     l.sent += k;
                 }
                 if n > 0 {
@@ -226,7 +273,11 @@ impl<F: FrontPanel> TopStreams for OkTransport<F> {
                     self.fp.read_pipe_out(l.pipe_out, &mut buf)?;
                     l.out.push(&buf)?;
                 }
-                busy |= k > 0 || n > 0 || l.sent < l.words.len() || status & l.idle_bit == 0 || !l.out.between_frames();
+                busy |= k > 0
+                    || n > 0
+                    || l.sent < l.words.len()
+                    || status & l.idle_bit == 0
+                    || !l.out.between_frames();
             }
             quiet = if busy { 0 } else { quiet + 1 };
             if quiet >= QUIET {
@@ -234,7 +285,10 @@ impl<F: FrontPanel> TopStreams for OkTransport<F> {
                 return Ok((it.next().unwrap(), it.next().unwrap()));
             }
         }
-        Err(RegisterError::Bus(format!("streams did not finish within {} FrontPanel polls", self.max_polls)))
+        Err(RegisterError::Bus(format!(
+            "streams did not finish within {} FrontPanel polls",
+            self.max_polls
+        )))
     }
 
     fn cycles(&self) -> Option<u64> {
@@ -268,7 +322,18 @@ mod tests {
     fn beats_decode_into_frames_and_fillers_are_skipped() {
         let mut d = BeatDecoder::default();
         let v = FLAG_VALID;
-        d.push(&[0x0201, 0x0403, v | 0xF, 0, 0, 0, 0x0005, 0, v | FLAG_LAST | 0x1]).unwrap();
+        d.push(&[
+            0x0201,
+            0x0403,
+            v | 0xF,
+            0,
+            0,
+            0,
+            0x0005,
+            0,
+            v | FLAG_LAST | 0x1,
+        ])
+        .unwrap();
         assert_eq!(d.frames, vec![vec![1, 2, 3, 4, 5]]);
         assert!(d.between_frames());
         d.push(&[0x0201, 0, v | 0x3]).unwrap();
