@@ -8,6 +8,9 @@
 //!   `offload-sim` all iterate.
 //! - [`ports`]: a block's port list read from the block itself.
 //! - [`mctp_tx`]: the MCTP packetizer (NVMe-MI MIC, SMBus binding).
+//! - [`mctp_rx`]: the MCTP depacketizer (reassembly, SMBus PEC, NVMe-MI MIC check).
+//! - [`test_support`]: random MCTP traffic and the software reference, for the block tests
+//!   and the co-simulation.
 //! - [`tools`]: Verilator lint, Yosys and nextpnr runners.
 //! - [`top`]: `OffloadTop`, the blocks behind a register block, for a NIC shell.
 //! - [`board`]: the Opal Kelly XEM7010 board design (FrontPanel bridge; the vendor top behind
@@ -16,10 +19,12 @@
 pub mod bits;
 pub mod board;
 pub mod crc;
+pub mod mctp_rx;
 pub mod mctp_tx;
 pub mod mpa_tx;
 pub mod ports;
 pub mod registry;
+pub mod test_support;
 pub mod tools;
 pub mod top;
 

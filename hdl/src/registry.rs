@@ -182,6 +182,40 @@ macro_rules! mctp_tx_entry {
     }};
 }
 
+fn gen_mctp_rx<const D: usize, const K: usize>() -> Generated {
+    let mut uut = crate::mctp_rx::MctpRx::<D, K>::default();
+    uut.connect_all();
+    Generated { verilog: generate_verilog(&uut), ports: ports_of(&uut) }
+}
+
+macro_rules! mctp_rx_entry {
+    ($d:literal, $k:literal) => {{
+        fn g() -> Generated {
+            gen_mctp_rx::<$d, $k>()
+        }
+        BlockEntry {
+            name: format!("mctp_rx_w{}", $k),
+            block: "mctp_rx",
+            width_bytes: $k,
+            crc: None,
+            params: format!(
+                "MCTP RX depacketizer (DSP0236 reassembly, one context): one frame per packet in (SMBus binding \
+                 with PEC check on request), the reassembled messages out (NVMe-MI MIC checked and stripped on \
+                 request), only messages that passed every check; {k} octet(s)/beat.\n\
+                 Ports: clock, reset (sync, active high); static: cfg_smbus, cfg_mic, cfg_strict, cfg_max_len[12:0]; \
+                 s_tdata[{d1}:0], s_tkeep[{k1}:0], s_tvalid, s_tlast, s_tready; m_tdata[{d1}:0], m_tkeep[{k1}:0], \
+                 m_tvalid, m_tlast (message end), m_tready, m_src_eid[7:0], m_dst_eid[7:0], m_tag[2:0], m_to; \
+                 counters[31:0]: messages, malformed, no_context, bad_sequence, bad_unit_size, restarted, too_long, \
+                 contexts_full, bad_pec, bad_smbus, mic_errors, oversize.",
+                k = $k,
+                d1 = $d - 1,
+                k1 = $k - 1
+            ),
+            generate: g,
+        }
+    }};
+}
+
 fn gen_top<const MD: usize, const MK: usize, const CD: usize, const CK: usize>() -> Generated {
     let mut uut = crate::top::OffloadTop::<MD, MK, CD, CK>::default();
     uut.connect_all();
@@ -248,6 +282,9 @@ pub fn catalogue() -> Vec<BlockEntry> {
         mctp_tx_entry!(8, 1),
         mctp_tx_entry!(32, 4),
         mctp_tx_entry!(64, 8),
+        mctp_rx_entry!(8, 1),
+        mctp_rx_entry!(32, 4),
+        mctp_rx_entry!(64, 8),
         top_entry!(32, 4, 32, 4),
         top_entry!(64, 8, 64, 8),
         BlockEntry {

@@ -1,9 +1,13 @@
-//! Co-simulation of the MCTP TX packetizer: messages in through the AXI-Stream driver (length
-//! on `s_len`, header fields on the `cfg_*` side channels, set by the driver's per-frame hook
-//! just before each message's first beat), packets collected from `m_*` (one frame per
-//! packet), counters read back.
+//! Co-simulation of the MCTP blocks.
+//! - TX packetizer ([`run_mctp_tx`]): messages in through the AXI-Stream driver (length on
+//!   `s_len`, header fields on the `cfg_*` side channels, set by the driver's per-frame hook
+//!   just before each message's first beat), packets collected from `m_*` (one frame per
+//!   packet), counters read back.
+//! - RX depacketizer ([`run_mctp_rx`]): frames (one per packet) in, messages collected from
+//!   `m_*` with their header fields from the `m_src_eid`/`m_dst_eid`/`m_tag`/`m_to` side
+//!   channels, the drop counters read back.
 
-use crate::axis::{run_streams_with_frame_hook, AxisPorts, StreamRun, Traffic};
+use crate::axis::{run_streams, run_streams_with_frame_hook, AxisPorts, StreamRun, Traffic};
 use crate::model::{PortDir, PortId, SimError, VerilatedModel};
 use offload_driver::mctp::{SmbusAddresses, TxRequest};
 
@@ -104,4 +108,99 @@ pub fn run_mctp_tx(m: &mut VerilatedModel, jobs: &[MctpTxJob], traffic: &Traffic
         len_errors: m.get(len_errors),
         stream,
     })
+}
+
+/// Configuration of an MCTP RX run: the block's static `cfg_*` ports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MctpRxConfig {
+    pub smbus: bool,
+    pub mic: bool,
+    pub strict: bool,
+    /// Message limit, MIC included (13 bits).
+    pub max_len: u16,
+}
+
+/// A message the RX block delivered, with the header fields on its side channels.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RxMessage {
+    pub src: u8,
+    pub dst: u8,
+    pub tag: u8,
+    pub tag_owner: bool,
+    pub bytes: Vec<u8>,
+}
+
+/// What an MCTP RX run produced.
+#[derive(Clone, Debug)]
+pub struct MctpRxRun {
+    pub messages: Vec<RxMessage>,
+    /// The block's counters at the end, in `offload_hdl::mctp_rx::COUNTERS` order:
+    /// messages, malformed, no_context, bad_sequence, bad_unit_size, restarted, too_long,
+    /// contexts_full, bad_pec, bad_smbus, mic_errors, oversize.
+    pub counters: [u64; 12],
+    pub stream: StreamRun,
+}
+
+/// The RX block's counter ports, in order.
+pub const RX_COUNTERS: [&str; 12] = [
+    "messages",
+    "malformed",
+    "no_context",
+    "bad_sequence",
+    "bad_unit_size",
+    "restarted",
+    "too_long",
+    "contexts_full",
+    "bad_pec",
+    "bad_smbus",
+    "mic_errors",
+    "oversize",
+];
+
+/// Resets `m` (an MCTP RX model) with `cfg` on its static ports and feeds it `frames` (one
+/// per packet). The header fields of each delivered message are read from `m_src_eid`,
+/// `m_dst_eid`, `m_tag`, `m_to` on every beat and must not change within a message.
+pub fn run_mctp_rx(
+    m: &mut VerilatedModel,
+    cfg: &MctpRxConfig,
+    frames: &[Vec<u8>],
+    traffic: &Traffic,
+) -> Result<MctpRxRun, SimError> {
+    let input = AxisPorts::bind(m, "s_", true)?;
+    let output = AxisPorts::bind(m, "m_", false)?;
+    let p = |n: &str, w: usize| m.expect_port(n, PortDir::In, Some(w));
+    let (smbus, mic, strict, max_len) = (p("cfg_smbus", 1)?, p("cfg_mic", 1)?, p("cfg_strict", 1)?, p("cfg_max_len", 13)?);
+    let q = |n: &str, w: usize| m.expect_port(n, PortDir::Out, Some(w));
+    let (src, dst, tag, to) = (q("m_src_eid", 8)?, q("m_dst_eid", 8)?, q("m_tag", 3)?, q("m_to", 1)?);
+    let counters: Vec<PortId> = RX_COUNTERS.iter().map(|n| q(n, 32)).collect::<Result<_, _>>()?;
+    let (tvalid, tlast, tready) = (output.tvalid, output.tlast.expect("m_tlast"), output.tready.expect("m_tready"));
+    m.set(smbus, cfg.smbus as u64);
+    m.set(mic, cfg.mic as u64);
+    m.set(strict, cfg.strict as u64);
+    m.set(max_len, cfg.max_len as u64 & 0x1FFF);
+    m.reset(2);
+    let mut fields: Vec<(u8, u8, u8, bool)> = Vec::new();
+    let mut cur: Option<(u8, u8, u8, bool)> = None;
+    let stream = run_streams(m, &[(&input, frames)], &[&output], traffic, &mut |m, cycle| {
+        if m.get(tvalid) == 0 || m.get(tready) == 0 {
+            return Ok(());
+        }
+        let f = (m.get(src) as u8, m.get(dst) as u8, m.get(tag) as u8, m.get(to) != 0);
+        if cur.is_some_and(|c| c != f) {
+            return Err(format!("cycle {cycle}: header fields changed within a message"));
+        }
+        cur = Some(f);
+        if m.get(tlast) != 0 {
+            fields.push(f);
+            cur = None;
+        }
+        Ok(())
+    })?;
+    let messages = stream.outputs[0]
+        .iter()
+        .zip(&fields)
+        .map(|(b, &(src, dst, tag, tag_owner))| RxMessage { src, dst, tag, tag_owner, bytes: b.clone() })
+        .collect();
+    let counters = std::array::from_fn(|i| m.get(counters[i]));
+    Ok(MctpRxRun { messages, counters, stream })
 }
