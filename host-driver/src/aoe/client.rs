@@ -25,6 +25,15 @@ pub trait Link {
     fn send(&mut self, frame: &[u8]) -> io::Result<()>;
     /// Waits up to `timeout` for an AoE frame (zero: do not wait); `None` on timeout.
     fn recv(&mut self, buf: &mut [u8], timeout: Duration) -> io::Result<Option<usize>>;
+    /// Makes the link itself hold at most `frames` received frames, dropping (and counting) the
+    /// rest, when it can (`Ok(false)` when it cannot).
+    fn bound_queue(&mut self, _frames: usize) -> io::Result<bool> {
+        Ok(false)
+    }
+    /// Frames dropped by a queue set with [`bound_queue`](Self::bound_queue).
+    fn queue_drops(&mut self) -> io::Result<u64> {
+        Ok(0)
+    }
     /// Hands every frame already waiting to `sink` without blocking; returns how many. Links
     /// that can take several frames per system call override it.
     fn drain(&mut self, buf: &mut [u8], sink: &mut dyn FnMut(&[u8])) -> io::Result<usize> {

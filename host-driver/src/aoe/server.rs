@@ -35,35 +35,53 @@ pub fn serve<L: Link, D: BlockDevice>(
     let mut backlog = Backlog::new(target.config().buffer_count);
     let mut buf = vec![0u8; (link.mtu() + ETH_HEADER_LEN).max(2048)];
     let mut out = Vec::with_capacity(buf.len());
+    let bounded = link.bound_queue(backlog.capacity())?;
     target.announce(&mut out);
     link.send(&out)?;
     stats.sent += 1;
-    while !stop.load(Ordering::Relaxed) {
-        if backlog.is_empty() {
+    if bounded {
+        // The link's own queue holds Buffer Count frames and drops the rest: answer in order.
+        while !stop.load(Ordering::Relaxed) {
             match link.recv(&mut buf, POLL)? {
                 Some(n) => {
                     stats.received += 1;
-                    backlog.push(&buf[..n]);
+                    if target.handle(&buf[..n], &mut out) == Outcome::Respond {
+                        link.send(&out)?;
+                        stats.sent += 1;
+                    }
                 }
-                None => {
-                    target.idle();
-                    continue;
-                }
+                None => target.idle(),
             }
         }
-        // Everything that arrived meanwhile joins the queue (or is dropped when it is full)
-        // before the oldest is answered.
-        stats.received += link.drain(&mut buf, &mut |f| {
-            backlog.push(f);
-        })? as u64;
-        if let Some(frame) = backlog.pop() {
-            if target.handle(&frame, &mut out) == Outcome::Respond {
-                link.send(&out)?;
-                stats.sent += 1;
+        stats.dropped = link.queue_drops()?;
+    } else {
+        while !stop.load(Ordering::Relaxed) {
+            if backlog.is_empty() {
+                match link.recv(&mut buf, POLL)? {
+                    Some(n) => {
+                        stats.received += 1;
+                        backlog.push(&buf[..n]);
+                    }
+                    None => {
+                        target.idle();
+                        continue;
+                    }
+                }
             }
-            backlog.recycle(frame);
+            // Everything that arrived meanwhile joins the queue (or is dropped when it is full)
+            // before the oldest is answered.
+            stats.received += link.drain(&mut buf, &mut |f| {
+                backlog.push(f);
+            })? as u64;
+            if let Some(frame) = backlog.pop() {
+                if target.handle(&frame, &mut out) == Outcome::Respond {
+                    link.send(&out)?;
+                    stats.sent += 1;
+                }
+                backlog.recycle(frame);
+            }
+            stats.dropped = backlog.dropped();
         }
-        stats.dropped = backlog.dropped();
     }
     // Commands already queued are answered before leaving.
     while let Some(frame) = backlog.pop() {

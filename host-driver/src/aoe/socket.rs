@@ -22,10 +22,77 @@ pub struct PacketSocket {
     pad: Vec<u8>,
     /// Receive buffers of [`drain_frames`](Self::drain_frames).
     batch: Vec<u8>,
+    ring: Option<RxRing>,
+    /// Frames the kernel dropped for want of a free ring slot, so far.
+    ring_drops: u64,
 }
 
 /// Frames taken per `recvmmsg` call.
 pub const BATCH: usize = 32;
+
+// The PACKET_RX_RING ABI (linux/if_packet.h), TPACKET_V2.
+const PACKET_RX_RING: libc::c_int = 5;
+const PACKET_STATISTICS: libc::c_int = 6;
+const PACKET_VERSION: libc::c_int = 10;
+const TPACKET_V2: libc::c_int = 1;
+const TP_STATUS_KERNEL: u32 = 0;
+const TP_STATUS_USER: u32 = 1;
+/// `TPACKET_ALIGN(sizeof(struct tpacket2_hdr))`: where the `sockaddr_ll` of a slot starts.
+const TPACKET2_ADDR_OFFSET: usize = 32;
+
+#[repr(C)]
+struct TpacketReq {
+    tp_block_size: libc::c_uint,
+    tp_block_nr: libc::c_uint,
+    tp_frame_size: libc::c_uint,
+    tp_frame_nr: libc::c_uint,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Tpacket2Hdr {
+    tp_status: u32,
+    tp_len: u32,
+    tp_snaplen: u32,
+    tp_mac: u16,
+    tp_net: u16,
+    tp_sec: u32,
+    tp_nsec: u32,
+    tp_vlan_tci: u16,
+    tp_vlan_tpid: u16,
+    tp_padding: [u8; 4],
+}
+
+#[repr(C)]
+#[derive(Default)]
+struct TpacketStats {
+    tp_packets: libc::c_uint,
+    tp_drops: libc::c_uint,
+}
+
+/// A receive ring shared with the kernel: `frames` slots of `slot` octets. The kernel fills a
+/// slot and hands it to us (TP_STATUS_USER); when every slot is ours it drops the frame and
+/// counts it, so a ring of Buffer Count slots is the Buffer Count queue (§3.2) itself.
+#[derive(Debug)]
+struct RxRing {
+    map: *mut u8,
+    len: usize,
+    slot: usize,
+    frames: usize,
+    next: usize,
+}
+
+// SAFETY: the mapping is owned by this value alone; it moves with the socket.
+unsafe impl Send for RxRing {}
+
+impl Drop for RxRing {
+    fn drop(&mut self) {
+        // SAFETY: unmapping the region mmap gave us, once.
+        unsafe {
+            libc::munmap(self.map as *mut libc::c_void, self.len);
+        }
+    }
+}
 
 fn check(r: libc::c_int) -> io::Result<libc::c_int> {
     if r < 0 {
@@ -114,6 +181,8 @@ impl PacketSocket {
                 mtu,
                 pad: Vec::new(),
                 batch: Vec::new(),
+                ring: None,
+                ring_drops: 0,
             })
         }
     }
@@ -164,9 +233,150 @@ impl PacketSocket {
         Ok(())
     }
 
+    /// Receives through a ring of `frames` slots from now on: no system call per frame while
+    /// frames are waiting, and at most `frames` waiting; the kernel drops and counts the rest
+    /// ([`ring_drops`](Self::ring_drops)).
+    pub fn set_rx_ring(&mut self, frames: usize) -> io::Result<()> {
+        let fd = self.fd.as_raw_fd();
+        let page = 4096usize;
+        let need = TPACKET2_ADDR_OFFSET + 32 + self.mtu + super::header::ETH_HEADER_LEN + 16;
+        let slot = need.div_ceil(page) * page;
+        let frames = frames.max(1);
+        let req = TpacketReq {
+            tp_block_size: slot as libc::c_uint,
+            tp_block_nr: frames as libc::c_uint,
+            tp_frame_size: slot as libc::c_uint,
+            tp_frame_nr: frames as libc::c_uint,
+        };
+        // SAFETY: setsockopt/mmap with sizes matching the values passed; results checked.
+        unsafe {
+            let v = TPACKET_V2;
+            check(libc::setsockopt(
+                fd,
+                libc::SOL_PACKET,
+                PACKET_VERSION,
+                &v as *const libc::c_int as *const libc::c_void,
+                std::mem::size_of::<libc::c_int>() as u32,
+            ))?;
+            check(libc::setsockopt(
+                fd,
+                libc::SOL_PACKET,
+                PACKET_RX_RING,
+                &req as *const TpacketReq as *const libc::c_void,
+                std::mem::size_of::<TpacketReq>() as u32,
+            ))?;
+            let len = slot * frames;
+            let map = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd,
+                0,
+            );
+            if map == libc::MAP_FAILED {
+                return Err(io::Error::last_os_error());
+            }
+            self.ring = Some(RxRing {
+                map: map as *mut u8,
+                len,
+                slot,
+                frames,
+                next: 0,
+            });
+        }
+        self.ring_drops()?;
+        self.ring_drops = 0;
+        Ok(())
+    }
+
+    /// Frames dropped so far because the receive ring was full (0 without a ring).
+    pub fn ring_drops(&mut self) -> io::Result<u64> {
+        if self.ring.is_none() {
+            return Ok(0);
+        }
+        let mut st = TpacketStats::default();
+        let mut len = std::mem::size_of::<TpacketStats>() as libc::socklen_t;
+        // SAFETY: st is valid for len octets. The kernel resets its counters on each read.
+        check(unsafe {
+            libc::getsockopt(
+                self.fd.as_raw_fd(),
+                libc::SOL_PACKET,
+                PACKET_STATISTICS,
+                &mut st as *mut TpacketStats as *mut libc::c_void,
+                &mut len,
+            )
+        })?;
+        self.ring_drops += u64::from(st.tp_drops);
+        Ok(self.ring_drops)
+    }
+
+    /// Copies the oldest frame of the ring into `buf` and gives its slot back; `None` when
+    /// the kernel has handed us nothing.
+    fn ring_take(&mut self, buf: &mut [u8]) -> Option<usize> {
+        let ring = self.ring.as_mut()?;
+        loop {
+            // SAFETY: the slot lies inside the mapping; tp_status is the handshake word with
+            // the kernel, read with acquire and written with release ordering.
+            unsafe {
+                let base = ring.map.add(ring.next * ring.slot);
+                let status = &*(base as *const std::sync::atomic::AtomicU32);
+                if status.load(std::sync::atomic::Ordering::Acquire) & TP_STATUS_USER == 0 {
+                    return None;
+                }
+                let h = std::ptr::read(base as *const Tpacket2Hdr);
+                let addr = std::ptr::read_unaligned(
+                    base.add(TPACKET2_ADDR_OFFSET) as *const libc::sockaddr_ll
+                );
+                let n = (h.tp_snaplen as usize).min(buf.len());
+                let mac = (h.tp_mac as usize).min(ring.slot);
+                let n = n.min(ring.slot - mac);
+                std::ptr::copy_nonoverlapping(base.add(mac), buf.as_mut_ptr(), n);
+                status.store(TP_STATUS_KERNEL, std::sync::atomic::Ordering::Release);
+                ring.next = (ring.next + 1) % ring.frames;
+                if addr.sll_pkttype != libc::PACKET_OUTGOING {
+                    return Some(n);
+                }
+            }
+        }
+    }
+
+    /// Waits up to `timeout` for the socket to become readable.
+    fn wait_readable(&self, timeout: Duration) -> io::Result<()> {
+        let ts = libc::timespec {
+            tv_sec: timeout.as_secs() as libc::time_t,
+            tv_nsec: timeout.subsec_nanos() as libc::c_long,
+        };
+        let mut pfd = libc::pollfd {
+            fd: self.fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd; a null signal mask.
+        let r = unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() != io::ErrorKind::Interrupted {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
     /// Hands every frame waiting to `sink`, [`BATCH`] per `recvmmsg` call; frames we sent
     /// ourselves are skipped.
     pub fn drain_frames(&mut self, sink: &mut dyn FnMut(&[u8])) -> io::Result<usize> {
+        if self.ring.is_some() {
+            let mut buf = std::mem::take(&mut self.batch);
+            buf.resize(self.mtu + super::header::ETH_HEADER_LEN, 0);
+            let mut n = 0;
+            while let Some(len) = self.ring_take(&mut buf) {
+                sink(&buf[..len]);
+                n += 1;
+            }
+            self.batch = buf;
+            return Ok(n);
+        }
         let frame_len = (self.mtu + super::header::ETH_HEADER_LEN).max(2048);
         if self.batch.len() != BATCH * frame_len {
             self.batch = vec![0; BATCH * frame_len];
@@ -247,6 +457,18 @@ impl PacketSocket {
     pub fn recv_frame(&mut self, buf: &mut [u8], timeout: Duration) -> io::Result<Option<usize>> {
         let fd = self.fd.as_raw_fd();
         let deadline = std::time::Instant::now() + timeout;
+        if self.ring.is_some() {
+            loop {
+                if let Some(n) = self.ring_take(buf) {
+                    return Ok(Some(n));
+                }
+                let now = std::time::Instant::now();
+                if now >= deadline {
+                    return Ok(None);
+                }
+                self.wait_readable(deadline - now)?;
+            }
+        }
         loop {
             // SAFETY: buf and addr are valid for the lengths given.
             let (n, pkttype) = unsafe {
@@ -316,5 +538,12 @@ impl Link for PacketSocket {
     }
     fn drain(&mut self, _buf: &mut [u8], sink: &mut dyn FnMut(&[u8])) -> io::Result<usize> {
         self.drain_frames(sink)
+    }
+    fn bound_queue(&mut self, frames: usize) -> io::Result<bool> {
+        self.set_rx_ring(frames)?;
+        Ok(true)
+    }
+    fn queue_drops(&mut self) -> io::Result<u64> {
+        self.ring_drops()
     }
 }

@@ -614,6 +614,10 @@ impl Backlog {
     pub fn len(&self) -> usize {
         self.frames.len()
     }
+    /// The Buffer Count.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
     pub fn is_empty(&self) -> bool {
         self.frames.is_empty()
     }
