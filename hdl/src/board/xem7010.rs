@@ -143,3 +143,29 @@ pub fn verilog() -> String {
 pub fn synth(dir: &str) {
     XEM7010::synth(board_top(), dir);
 }
+
+#[cfg(test)]
+mod tests {
+    /// The board top elaborates, and its Verilog (Opal Kelly's cells as black boxes) passes
+    /// Yosys's hierarchy and process checks with every endpoint at its address.
+    #[test]
+    fn board_top_verilog_is_valid() {
+        let v = super::verilog();
+        rust_hdl::prelude::yosys_validate("offload_xem7010", &v)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        for ep in [
+            "okWireIn",
+            "okTriggerIn",
+            "okWireOut",
+            "okPipeIn",
+            "okPipeOut",
+            "okHost",
+        ] {
+            assert!(v.contains(ep), "no {ep} cell");
+        }
+        assert!(
+            v.contains("top$core$top$mpa") || v.contains("core$top"),
+            "OffloadTop inside"
+        );
+    }
+}
