@@ -272,7 +272,9 @@ impl Socket {
 
     /// `recvfrom()`: the next message and its sender (network, EID, type, tag with
     /// `TAG_OWNER` for requests, link and physical address). `None` waits for ever;
-    /// a timeout gives `EAGAIN`, as `SO_RCVTIMEO` does.
+    /// a timeout gives `EAGAIN`, as `SO_RCVTIMEO` does. A socket that can receive nothing (not
+    /// bound, not connected, no live tag, nothing queued) gets `ENOTCONN` instead of waiting
+    /// for ever.
     pub fn recv_from(&self, timeout: Option<Duration>) -> Result<(Vec<u8>, SockAddr), StackError> {
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut core = self.shared.core();

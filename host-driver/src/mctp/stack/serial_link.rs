@@ -53,7 +53,9 @@ impl<R: Read + Send> LinkRx for SerialRx<R> {
                 Ok(n) => n,
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                 Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::TimedOut => {
-                    continue
+                    // A non-blocking or read-timeout stream: poll gently.
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                    continue;
                 }
                 Err(_) => return RxEvent::Closed,
             };
