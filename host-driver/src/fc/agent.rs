@@ -309,6 +309,11 @@ pub struct AssignOutcome {
 
 /// Early credit prefixes kept per unknown stream, and unknown streams kept.
 const MAX_EARLY: usize = 64;
+/// Management answers kept unclaimed, and frames kept per stream until taken: a peer cannot
+/// make the client buffer without bound (beyond these, the oldest answer or the new frame is
+/// dropped and counted).
+const MAX_ANSWERS: usize = 256;
+pub const MAX_INBOX: usize = 8192;
 
 #[derive(Clone, Debug)]
 pub struct ClientConfig {
@@ -340,6 +345,8 @@ pub struct ClientStats {
     pub frames_received: u64,
     pub signals_received: u64,
     pub bad_messages: u64,
+    /// Frames dropped because the stream's inbox was full (see [`MAX_INBOX`]).
+    pub inbox_overflows: u64,
 }
 
 struct ClientStream {
@@ -406,7 +413,13 @@ impl Client {
                     data,
                     ..
                 } => match MgmtMessage::decode_response(&data) {
-                    Ok(m) => self.answers.push_back(m),
+                    Ok(m) => {
+                        if self.answers.len() >= MAX_ANSWERS {
+                            self.answers.pop_front();
+                            self.stats.bad_messages += 1;
+                        }
+                        self.answers.push_back(m)
+                    }
                     Err(_) => self.stats.bad_messages += 1,
                 },
                 TransportEvent::Message { stream, data, .. } => {
@@ -427,7 +440,11 @@ impl Client {
                         Ok(Encapsulated::Frame { prefix, frame }) => {
                             s.credit.on_server_prefix(&prefix);
                             self.stats.frames_received += 1;
-                            s.inbox.push_back((prefix, frame));
+                            if s.inbox.len() < MAX_INBOX {
+                                s.inbox.push_back((prefix, frame));
+                            } else {
+                                self.stats.inbox_overflows += 1;
+                            }
                         }
                         Ok(Encapsulated::Signal { prefix }) => {
                             s.credit.on_server_prefix(&prefix);

@@ -180,8 +180,8 @@ impl FcFrame {
         Ok(h)
     }
 
-    /// Header · optional headers · payload · fill, without the CRC.
-    fn crc_covered(&self) -> Result<Vec<u8>, FcError> {
+    /// Appends header · optional headers · payload · fill (what the CRC covers) to `out`.
+    fn write_covered(&self, out: &mut Vec<u8>) -> Result<(), FcError> {
         let df = self.data_field_len();
         if df > MAX_DATA_FIELD {
             return Err(FcError::DataFieldTooLong {
@@ -189,20 +189,39 @@ impl FcFrame {
                 max: MAX_DATA_FIELD,
             });
         }
-        let mut out = Vec::with_capacity(HEADER_LEN + df + CRC_LEN);
+        out.reserve(HEADER_LEN + df + CRC_LEN);
         out.extend_from_slice(&self.wire_header()?.encode()?);
-        self.optional.write(&mut out);
+        self.optional.write(out);
         out.extend_from_slice(&self.payload);
         out.resize(out.len() + self.fill(), 0);
-        Ok(out)
+        Ok(())
+    }
+
+    /// Appends the body (header through CRC) to `out`, the CRC computed by `offload` (or
+    /// zeros when `crc` is false), so a caller can put a prefix or a SOF word in front
+    /// without a second buffer.
+    pub fn write_body_with(
+        &self,
+        out: &mut Vec<u8>,
+        crc: bool,
+        offload: &mut dyn Offload,
+    ) -> Result<(), FcError> {
+        let start = out.len();
+        self.write_covered(out)?;
+        let value = if crc {
+            fc_crc(offload, &out[start..])?
+        } else {
+            0
+        };
+        out.extend_from_slice(&value.to_le_bytes());
+        Ok(())
     }
 
     /// The body (header through CRC) with the CRC computed by `offload`; the CRC value is
     /// stored low byte first (PROTOCOL-NOTES).
     pub fn encode_body_with(&self, offload: &mut dyn Offload) -> Result<Vec<u8>, FcError> {
-        let mut out = self.crc_covered()?;
-        let crc = fc_crc(offload, &out)?;
-        out.extend_from_slice(&crc.to_le_bytes());
+        let mut out = Vec::new();
+        self.write_body_with(&mut out, true, offload)?;
         Ok(out)
     }
 
@@ -214,8 +233,8 @@ impl FcFrame {
     /// The body with a zero CRC field, for a sender that leaves the CRC to the far end and
     /// sets the prefix's N bit.
     pub fn encode_body_without_crc(&self) -> Result<Vec<u8>, FcError> {
-        let mut out = self.crc_covered()?;
-        out.extend_from_slice(&[0; CRC_LEN]);
+        let mut out = Vec::new();
+        self.write_body_with(&mut out, false, &mut SoftwareOffload)?;
         Ok(out)
     }
 
@@ -286,7 +305,7 @@ impl FcFrame {
     pub fn encode_delimited_with(&self, offload: &mut dyn Offload) -> Result<Vec<u8>, FcError> {
         let mut out = Vec::with_capacity(MAX_FRAME);
         out.extend_from_slice(&self.sof.word());
-        out.extend_from_slice(&self.encode_body_with(offload)?);
+        self.write_body_with(&mut out, true, offload)?;
         out.extend_from_slice(&self.eof.word());
         Ok(out)
     }

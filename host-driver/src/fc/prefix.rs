@@ -10,7 +10,7 @@
 //! message still carries OSS and credit information.
 
 use super::delimiter::{Eof, Oss, Sof};
-use super::frame::{CrcCheck, FcFrame};
+use super::frame::{CrcCheck, FcFrame, MAX_BODY};
 use super::FcError;
 use crate::{Offload, SoftwareOffload};
 
@@ -129,14 +129,9 @@ impl Encapsulated {
                     eof: Some(frame.eof),
                     ..*prefix
                 };
-                let body = if p.crc_invalid {
-                    frame.encode_body_without_crc()?
-                } else {
-                    frame.encode_body_with(offload)?
-                };
-                let mut out = Vec::with_capacity(PREFIX_LEN + body.len());
+                let mut out = Vec::with_capacity(PREFIX_LEN + MAX_BODY);
                 out.extend_from_slice(&p.encode()?);
-                out.extend_from_slice(&body);
+                frame.write_body_with(&mut out, !p.crc_invalid, offload)?;
                 Ok(out)
             }
         }
