@@ -7,66 +7,18 @@
 
 use offload_driver::mctp::{transmit, SmbusAddresses, TxConfig, TxRequest};
 use offload_driver::{Offload, SoftwareOffload};
+use offload_hdl::test_support::random_tx_request;
 use offload_sim::mctp::{run_mctp_tx, MctpTxJob, MctpTxRun};
 use offload_sim::{model_info, with_trace_on_failure, SimError, Traffic, VerilatedOffload};
 use rand::{Rng, SeedableRng};
 
 const WIDTHS: [usize; 3] = [1, 4, 8];
 
-/// A random request and message: mostly valid, a fraction `p_bad` with one thing the software
-/// refuses (empty, MTU out of range or too big for SMBus, reserved/broadcast EID, MIC with the
-/// IC bit clear or over 4224 octets).
+/// A random request and message from the generator the cycle-model tests share
+/// (`offload_hdl::test_support::random_tx_request`): mostly valid, a fraction `p_bad` with one
+/// thing the software refuses.
 fn random_job(rng: &mut impl Rng, p_bad: f64) -> MctpTxJob {
-    let mic = rng.gen_bool(0.5);
-    let smbus = rng.gen_bool(0.5);
-    let mtu_max = if smbus { 250 } else { 251 };
-    let config = TxConfig {
-        src: if rng.gen_bool(0.05) { 0 } else { rng.gen_range(8..=0xFE) },
-        dst: if rng.gen_bool(0.1) { [0, 0xFF][rng.gen_range(0..2)] } else { rng.gen_range(8..=0xFF) },
-        tag: rng.gen_range(0..8),
-        tag_owner: rng.gen(),
-        mtu: if rng.gen_bool(0.2) { [64, mtu_max][rng.gen_range(0..2)] } else { rng.gen_range(64..=mtu_max) },
-        start_seq: rng.gen_range(0..4),
-    };
-    let max = if mic { 4220 } else { 4224 };
-    let len = match rng.gen_range(0..4) {
-        0 => rng.gen_range(1..=300),
-        // Message (+ MIC) ending near a packet boundary.
-        1 => (rng.gen_range(1..=8) * config.mtu + rng.gen_range(0..=8)).saturating_sub(4 + 4 * mic as usize).clamp(1, max),
-        _ => rng.gen_range(1..=max),
-    };
-    let mut message = vec![0u8; len];
-    rng.fill(&mut message[..]);
-    if mic {
-        message[0] |= 0x80;
-    }
-    let mut req = TxRequest {
-        config,
-        append_mic: mic,
-        smbus: smbus.then(|| SmbusAddresses { src: rng.gen_range(0..0x80), dst: rng.gen_range(0..0x80) }),
-    };
-    if rng.gen_bool(p_bad) {
-        match rng.gen_range(0..8) {
-            0 => message.clear(),
-            1 => req.config.mtu = rng.gen_range(0..64),
-            2 => req.config.mtu = rng.gen_range(252..=255),
-            3 => {
-                req.config.mtu = 251;
-                req.smbus = Some(SmbusAddresses { src: 0x10, dst: 0x20 });
-            }
-            4 => req.config.src = [1, 4, 7, 0xFF][rng.gen_range(0..4)],
-            5 => req.config.dst = rng.gen_range(1..=7),
-            6 => {
-                req.append_mic = true;
-                message[0] &= 0x7F;
-            }
-            _ => {
-                req.append_mic = true;
-                message.resize(rng.gen_range(4221..=4300), 0x5A);
-                message[0] = 0x84;
-            }
-        }
-    }
+    let (req, message) = random_tx_request(rng, 4224, p_bad);
     MctpTxJob { req, message }
 }
 

@@ -230,6 +230,7 @@ fn throughput_one_beat_per_clock_plus_one_per_packet() {
         let packets = frames.len() as u64;
         let clocks = run.span.1 - run.span.0 + 1;
         assert!(clocks <= run.in_beats + packets, "W={w}: {clocks} clocks for {} beats + {packets} packets", run.in_beats);
+        assert!(run.cycles > clocks, "W={w}: the last message drains after the input ends");
     }
 }
 

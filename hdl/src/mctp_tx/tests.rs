@@ -4,6 +4,7 @@
 
 use super::model::{keep_mask, MctpTxModel, TxIn};
 use offload_driver::mctp::{transmit, SmbusAddresses, TxConfig, TxRequest};
+use crate::test_support::{assert_same, random_tx_request};
 use rand::{Rng, SeedableRng};
 
 /// One message with its request (the request's fields go on the side channels).
@@ -137,74 +138,12 @@ pub fn reference(jobs: &[Job]) -> (Vec<Vec<u8>>, usize) {
     (out, refused)
 }
 
-/// A random request: mostly valid, sometimes one field the software refuses.
+/// A random request from the generator the co-simulation shares
+/// ([`crate::test_support::random_tx_request`]).
 pub fn random_job(rng: &mut impl Rng, max_len: usize, p_bad: f64) -> Job {
-    let mic = rng.gen_bool(0.5);
-    let smbus = rng.gen_bool(0.5);
-    let mut config = TxConfig {
-        src: rng.gen_range(8..=0xFE),
-        dst: if rng.gen_bool(0.1) { [0, 0xFF][rng.gen_range(0..2)] } else { rng.gen_range(8..=0xFF) },
-        tag: rng.gen_range(0..8),
-        tag_owner: rng.gen(),
-        mtu: rng.gen_range(64..=if smbus { 250 } else { 251 }),
-        start_seq: rng.gen_range(0..4),
-    };
-    if rng.gen_bool(0.2) {
-        config.mtu = [64, 250, 251][rng.gen_range(0..3)].min(if smbus { 250 } else { 251 });
-    }
-    let mut len = match rng.gen_range(0..8) {
-        0 => rng.gen_range(1..=16),
-        1 => rng.gen_range(1..=3) * config.mtu - if mic { 4 } else { 0 } + rng.gen_range(0..=8) - 4,
-        _ => rng.gen_range(1..=max_len),
-    };
-    len = len.clamp(1, max_len);
-    let mut msg = vec![0u8; len];
-    rng.fill(&mut msg[..]);
-    if mic {
-        msg[0] |= 0x80;
-    }
-    let mut req = TxRequest {
-        config,
-        append_mic: mic,
-        smbus: smbus.then(|| SmbusAddresses { src: rng.gen_range(0..0x80), dst: rng.gen_range(0..0x80) }),
-    };
-    if rng.gen_bool(p_bad) {
-        match rng.gen_range(0..8) {
-            0 => msg.clear(),
-            1 => req.config.mtu = rng.gen_range(0..64),
-            2 => req.config.mtu = rng.gen_range(252..=255),
-            3 => {
-                req.config.mtu = 251;
-                req.smbus = Some(SmbusAddresses { src: 1, dst: 2 })
-            }
-            4 => req.config.src = [1, 7, 0xFF][rng.gen_range(0..3)],
-            5 => req.config.dst = rng.gen_range(1..=7),
-            6 => {
-                req.append_mic = true;
-                msg[0] &= 0x7F;
-            }
-            _ => {
-                req.append_mic = true;
-                msg.resize(rng.gen_range(4221..=4300), 0x84);
-                msg[0] = 0x84;
-            }
-        }
-    }
+    let (req, msg) = random_tx_request(rng, max_len, p_bad);
     let s_len = msg.len() as u32;
     Job { req, msg, s_len }
-}
-
-/// Byte-exact comparison that reports the first difference.
-pub fn assert_same(got: &[u8], want: &[u8], what: &str) {
-    if let Some(i) = (0..got.len().min(want.len())).find(|&i| got[i] != want[i]) {
-        let lo = i.saturating_sub(8);
-        panic!(
-            "{what}: first difference at octet {i}: got {:02x?}, want {:02x?}",
-            &got[lo..(i + 8).min(got.len())],
-            &want[lo..(i + 8).min(want.len())]
-        );
-    }
-    assert_eq!(got.len(), want.len(), "{what}: lengths");
 }
 
 fn check(w: usize, jobs: &[Job], p_valid: f64, p_ready: f64, rng: &mut impl Rng, what: &str) -> ModelRun {
