@@ -323,10 +323,10 @@ impl SctpUdp {
                         .events
                         .push_back(TransportEvent::Connected { assoc: h }),
                     Event::Stream(StreamEvent::Readable { id })
-                    | Event::Stream(StreamEvent::Opened { id }) => {
-                        if !readable.contains(&id) {
-                            readable.push(id);
-                        }
+                    | Event::Stream(StreamEvent::Opened { id })
+                        if !readable.contains(&id) =>
+                    {
+                        readable.push(id);
                     }
                     Event::AssociationLost { reason } | Event::HandshakeFailed { reason } => {
                         gone.push((h, reason.to_string()));
