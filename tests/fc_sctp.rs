@@ -435,3 +435,55 @@ fn association_restart() {
     c2.close().unwrap();
     server.stop();
 }
+
+/// Corrupted chunks (a flipped payload bit under a valid-CRC prefix, an unknown SOF code, a
+/// truncated body) are dropped by the agent and counted; their credit comes back and good
+/// frames around them go through.
+#[test]
+fn corrupted_chunks_are_dropped_and_counted() {
+    use offload_driver::fc::{Encapsulated, Prefix};
+    let server = Server::start(4, 8);
+    let mut c = client(
+        &server,
+        ClientConfig {
+            login_credit: 8,
+            ..ClientConfig::default()
+        },
+    );
+    let s = c.assign(LOOP_PORT, 0, 0).unwrap().stream;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(21);
+    let good = data_frame(&mut rng, s, 1);
+    let chunk = Encapsulated::Frame {
+        prefix: Prefix {
+            timestamp_ms: now_ms(),
+            ..Default::default()
+        },
+        frame: good.clone(),
+    }
+    .encode()
+    .unwrap();
+    let mut flipped = chunk.clone();
+    flipped[40] ^= 0x04;
+    let mut bad_sof = chunk.clone();
+    bad_sof[6] = 0x11;
+    let truncated = chunk[..chunk.len() - 6].to_vec();
+    for bad in [&flipped, &bad_sof, &truncated] {
+        assert!(c.send_raw(s, bad).unwrap());
+    }
+    c.send_frame(s, &good).unwrap();
+    let (_, back) = c.recv_frame(s, Duration::from_secs(5)).unwrap();
+    assert_eq!(back, good);
+    let end = Instant::now() + Duration::from_secs(5);
+    while c.credit(s).unwrap() < 8 && Instant::now() < end {
+        c.poll(Duration::from_millis(5)).unwrap();
+    }
+    assert_eq!(c.credit(s), Some(8), "the dropped chunks' credit returned");
+    assert!(
+        c.take_frame(s).is_none(),
+        "nothing came back for the bad chunks"
+    );
+    let (stats, _) = server.stats();
+    assert_eq!((stats.bad_frames, stats.frames_to_port), (3, 1));
+    c.close().unwrap();
+    server.stop();
+}

@@ -625,6 +625,20 @@ impl Client {
         Ok(true)
     }
 
+    /// Sends a chunk's octets as given on `stream`, using a credit as a frame does (false if
+    /// none is left): for checking how a peer treats malformed or corrupted chunks.
+    pub fn send_raw(&mut self, stream: u16, chunk: &[u8]) -> Result<bool, AgentError> {
+        let s = self
+            .streams
+            .get_mut(&stream)
+            .ok_or(AgentError::NotAssigned(stream))?;
+        if !s.credit.take() {
+            return Ok(false);
+        }
+        self.transport.send(self.assoc, stream, chunk)?;
+        Ok(true)
+    }
+
     pub fn try_send_frame(&mut self, stream: u16, frame: &FcFrame) -> Result<bool, AgentError> {
         self.try_send_frame_at(stream, frame, now_ms())
     }
