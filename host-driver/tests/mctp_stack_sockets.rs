@@ -58,6 +58,7 @@ fn one_msg(e: Vec<Egress>) -> (u8, u8, u8, bool, Vec<u8>) {
 }
 
 /// Feeds a whole message from `src` to `dst` into the core as packets on `link`.
+#[allow(clippy::too_many_arguments)]
 fn inject(
     c: &mut Core,
     link: LinkId,
@@ -522,8 +523,10 @@ fn forwarding_passes_packets_whole_and_drops_too_big() {
 
 #[test]
 fn socket_queue_is_bounded() {
-    let mut cfg = StackConfig::default();
-    cfg.rcvbuf = 1000;
+    let cfg = StackConfig {
+        rcvbuf: 1000,
+        ..StackConfig::default()
+    };
     let mut c = Core::new(cfg).unwrap();
     let l = c
         .topology_mut()

@@ -60,7 +60,8 @@ impl TagTable {
     /// Drops keys whose expiry is at or before `now`.
     pub fn expire(&mut self, now: Duration) {
         let before = self.keys.len();
-        self.keys.retain(|k| k.expiry.map_or(true, |e| e > now));
+        self.keys
+            .retain(|k| !matches!(k.expiry, Some(e) if e <= now));
         self.expired += (before - self.keys.len()) as u64;
     }
 
@@ -70,6 +71,8 @@ impl TagTable {
     }
 
     /// Reserves the lowest free tag towards `peer`; `None` when all 8 are held (`EAGAIN`).
+    /// The arguments are the kernel's `mctp_alloc_local_tag` key fields, one each.
+    #[allow(clippy::too_many_arguments)]
     pub fn allocate(
         &mut self,
         net: NetId,
@@ -144,7 +147,7 @@ impl TagTable {
     /// Releases `socket`'s keys of `kind` (or all of them).
     pub fn release(&mut self, socket: SocketId, kind: Option<KeyKind>) {
         self.keys
-            .retain(|k| !(k.socket == socket && kind.map_or(true, |w| w == k.kind)));
+            .retain(|k| !(k.socket == socket && kind.unwrap_or(k.kind) == k.kind));
     }
 
     pub fn keys(&self) -> &[Key] {
