@@ -525,3 +525,70 @@ fn a_bridge_forwards_between_its_links() {
     );
     assert!(bridge.stats().forward_too_big >= 3);
 }
+
+#[test]
+fn set_endpoint_id_operations_and_datagrams() {
+    use offload_driver::mctp::stack::control::SetEidOp;
+    let (la, lb) = unix_serial();
+    let (a, _) = endpoint(la, Some(8));
+    let (b, _) = endpoint(lb, Some(9));
+    let cfg = ResponderConfig {
+        accept_set_eid: false,
+        eid_type: 2,
+        ..Default::default()
+    };
+    let _r = ControlResponder::new(cfg).spawn(&b).unwrap();
+    let c = ControlClient::new(&a);
+    let to = ControlClient::addr(9, None);
+    // A static EID endpoint rejects the assignment and reports the EID it keeps.
+    assert_eq!(c.set_eid(&to, 0x40).unwrap(), (Assignment::Rejected, 9));
+    assert_eq!(c.get_eid(&to).unwrap(), (9, 0, 2));
+    let call = |op| c.call(&to, &Request::SetEid { op, eid: 0x40 });
+    assert_eq!(
+        call(SetEidOp::Reset).unwrap_err(),
+        ControlClientError::Completion {
+            command: cmd::SET_ENDPOINT_ID,
+            cc: cc::ERROR_INVALID_DATA
+        }
+    );
+    assert_eq!(
+        call(SetEidOp::SetDiscovered).unwrap(),
+        Response::SetEid {
+            assignment: Assignment::Accepted,
+            pool_status: 0,
+            eid: 9,
+            pool_size: 0
+        }
+    );
+    // Null, reserved and broadcast EIDs are invalid data.
+    for bad in [0u8, 5, 0xFF] {
+        let r = c.call(
+            &to,
+            &Request::SetEid {
+                op: SetEidOp::Force,
+                eid: bad,
+            },
+        );
+        assert_eq!(
+            r.unwrap_err(),
+            ControlClientError::Completion {
+                command: cmd::SET_ENDPOINT_ID,
+                cc: cc::ERROR_INVALID_DATA
+            },
+            "{bad}"
+        );
+    }
+    // A datagram (D bit) request gets no response.
+    let s = a.socket();
+    s.send_to(
+        &[0x00, 0xC0, cmd::GET_ENDPOINT_ID],
+        &SockAddr::owner(NET_ANY, 9, 0),
+    )
+    .unwrap();
+    assert_eq!(
+        s.recv_from(Some(Duration::from_millis(150)))
+            .unwrap_err()
+            .errno(),
+        11
+    );
+}
