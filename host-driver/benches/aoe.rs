@@ -100,7 +100,7 @@ fn main() {
     }
     let img =
         Image(std::env::temp_dir().join(format!("offload-aoe-bench-{}.img", std::process::id())));
-    let data: Vec<u8> = (0..READ).map(|i| (i * 2654435761 >> 13) as u8).collect();
+    let data: Vec<u8> = (0..READ).map(|i| ((i * 2654435761) >> 13) as u8).collect();
     std::fs::write(&img.0, &data).unwrap();
     let mut c = Criterion::default().configure_from_args();
     for mtu in [9000, 1500] {

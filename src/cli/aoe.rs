@@ -218,7 +218,7 @@ fn connect(a: &IoArgs) -> anyhow::Result<Client<PacketSocket>> {
     let c = Client::connect(sock, shelf, slot, opts)?;
     let end = a.lba.checked_add(a.count);
     let sectors = c.identity().sectors;
-    if end.map_or(true, |e| e > sectors) {
+    if end.is_none_or(|e| e > sectors) {
         bail!(
             "sectors {}..{} are past the end of e{shelf}.{slot} ({sectors} sectors)",
             a.lba,

@@ -321,7 +321,7 @@ impl<L: Link> Client<L> {
 
     /// Writes whole sectors from `lba`.
     pub fn write(&mut self, lba: u64, data: &[u8]) -> Result<(), ClientError> {
-        if data.len() % SECTOR != 0 {
+        if !data.len().is_multiple_of(SECTOR) {
             return Err(InitiatorError::Unaligned { len: data.len() }.into());
         }
         self.run(Request::Write {

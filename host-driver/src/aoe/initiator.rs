@@ -195,7 +195,7 @@ impl Initiator {
                 (c, lba, count, false, vec![0; len])
             }
             Request::Write { lba, data } => {
-                if data.len() % SECTOR != 0 {
+                if !data.len().is_multiple_of(SECTOR) {
                     return Err(InitiatorError::Unaligned { len: data.len() });
                 }
                 let c = if ext {
@@ -218,7 +218,7 @@ impl Initiator {
             ata::LBA28_LIMIT
         };
         let end = lba.checked_add(sectors);
-        if data_cmd && end.map_or(true, |e| e > limit) {
+        if data_cmd && end.is_none_or(|e| e > limit) {
             return Err(InitiatorError::LbaRange {
                 lba,
                 end: end.unwrap_or(u64::MAX),

@@ -241,7 +241,7 @@ fn only_matching_responses_complete_commands() {
     ] {
         assert!(!ini.handle_frame(&bad));
     }
-    assert!(ini.handle_frame(&resp[..10]) == false);
+    assert!(!ini.handle_frame(&resp[..10]));
     assert_eq!(ini.stats().stray, 8);
     assert!(ini.poll_result().is_none());
     assert!(ini.handle_frame(&resp));
