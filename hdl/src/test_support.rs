@@ -10,7 +10,7 @@
 //! - [`rx_reference`]: what the software receiver makes of those frames, in the RX block's
 //!   terms (its messages and its counters).
 
-use crate::mctp_rx::model::{MctpRxModel, RxCounters, HW_MAX_LEN, MAX_PAYLOAD};
+use crate::mctp_rx::model::{keep_mask, MctpRxModel, RxCounters, RxIn, HW_MAX_LEN, MAX_PAYLOAD};
 use offload_driver::mctp::header::Header;
 use offload_driver::mctp::reassembly::DEFAULT_TIMEOUT;
 use offload_driver::mctp::{
@@ -353,4 +353,140 @@ pub fn assert_same(got: &[u8], want: &[u8], what: &str) {
         );
     }
     assert_eq!(got.len(), want.len(), "{what}: lengths");
+}
+
+/// What the MCTP RX cycle model produced from a run of frames.
+pub struct RxModelRun {
+    pub messages: Vec<Message>,
+    pub counters: RxCounters,
+    pub cycles: u64,
+    /// Input beats taken.
+    pub in_beats: u64,
+    /// First and last cycle an input beat was taken.
+    pub span: (u64, u64),
+}
+
+/// Runs the MCTP RX cycle model at width `w` over `frames` (input valid with probability
+/// `p_valid` per clock, output ready with `p_ready`), checking the AXI-Stream output rules on
+/// the way; panics if the block stops making progress.
+pub fn run_rx_model(w: usize, setup: &RxSetup, frames: &[Vec<u8>], p_valid: f64, p_ready: f64, rng: &mut impl Rng) -> RxModelRun {
+    let mut m = MctpRxModel::new(w);
+    let mut i = RxIn {
+        reset: true,
+        cfg_smbus: setup.smbus,
+        cfg_mic: setup.mic,
+        cfg_strict: setup.strict,
+        cfg_max_len: setup.max_len as u32,
+        s_tdata: vec![0; w],
+        ..RxIn::default()
+    };
+    m.clock(&i);
+    i.reset = false;
+    let mut beats: Vec<(Vec<u8>, u64, bool)> = Vec::new();
+    for f in frames {
+        if f.is_empty() {
+            beats.push((vec![0x5A; w], 0, true));
+            continue;
+        }
+        let n = f.len().div_ceil(w);
+        for (k, c) in f.chunks(w).enumerate() {
+            let mut d = c.to_vec();
+            d.resize(w, 0xEE);
+            beats.push((d, keep_mask(c.len()), k + 1 == n));
+        }
+    }
+    let mut next = 0;
+    let mut messages = Vec::new();
+    let mut cur: Vec<u8> = Vec::new();
+    let mut fields = None;
+    let mut cycles = 0u64;
+    let mut quiet = 0;
+    let mut span = (u64::MAX, 0);
+    loop {
+        cycles += 1;
+        assert!(cycles < 100_000 + 40 * beats.len() as u64, "stuck after {} messages", messages.len());
+        i.s_tvalid = next < beats.len() && rng.gen_bool(p_valid);
+        if i.s_tvalid {
+            let (d, k, l) = &beats[next];
+            i.s_tdata = d.clone();
+            i.s_tkeep = *k;
+            i.s_tlast = *l;
+        } else {
+            i.s_tdata = vec![0xA5; w];
+            i.s_tlast = rng.gen();
+            i.s_tkeep = rng.gen();
+        }
+        i.m_tready = rng.gen_bool(p_ready);
+        let o = m.outputs(&i);
+        if o.m_tvalid && i.m_tready {
+            if !o.m_tlast {
+                assert_eq!(o.m_tkeep, keep_mask(w), "partial tkeep only on tlast");
+            }
+            let f = (o.m_src_eid, o.m_dst_eid, o.m_tag, o.m_to);
+            assert!(fields.is_none_or(|x| x == f), "header fields changed within a message");
+            fields = Some(f);
+            cur.extend((0..w).filter(|b| o.m_tkeep >> b & 1 != 0).map(|b| o.m_tdata[b]));
+            if o.m_tlast {
+                messages.push(Message { src: f.0, dst: f.1, tag: f.2, tag_owner: f.3, bytes: std::mem::take(&mut cur) });
+                fields = None;
+            }
+        }
+        if i.s_tvalid && o.s_tready {
+            span = (span.0.min(cycles), cycles);
+            next += 1;
+        }
+        let busy = o.m_tvalid || m.regs.end || m.regs.dcount > 0 || m.regs.rd_active;
+        m.clock(&i);
+        if next == beats.len() {
+            quiet = if busy { 0 } else { quiet + 1 };
+            if quiet > 4 {
+                break;
+            }
+        }
+    }
+    RxModelRun { messages, counters: m.regs.counters, cycles, in_beats: beats.len() as u64, span }
+}
+
+
+/// Directed frames for the cases random traffic meets rarely: while a multi-packet message is
+/// open, several single-packet messages for another key in a row (each waits for the slot
+/// while the previous one is still unread), a restart of the open key whose frame is then
+/// dropped for its PEC or header (the open message must survive it), a good restart, sequence
+/// numbers wrapping past 3, and a message of exactly one MTU.
+pub fn rx_directed_frames(setup: &RxSetup) -> Vec<Vec<u8>> {
+    let tx = |src: u8, tag: u8, seq: u8, len: usize, fill: u8| -> Vec<Vec<u8>> {
+        let mut msg: Vec<u8> = (0..len).map(|i| fill.wrapping_add(i as u8)).collect();
+        msg[0] |= 0x80;
+        if setup.mic {
+            offload_driver::nvme_mi::append_mic(&mut msg);
+        }
+        let req = TxRequest {
+            config: TxConfig { mtu: 64, start_seq: seq, ..TxConfig::new(src, 0x1D, tag, true) },
+            append_mic: false,
+            smbus: setup.smbus.then_some(SmbusAddresses { src: 0x10, dst: 0x1D }),
+        };
+        transmit(&req, &msg).expect("valid request")
+    };
+    let a = tx(0x08, 1, 3, 600, 0x10); // 10+ packets, sequence 3, 0, 1, 2, 3, ...
+    let mut out = Vec::new();
+    out.extend_from_slice(&a[..3]);
+    for k in 0..4 {
+        out.extend(tx(0x09, k, 0, 20 + k as usize, 0x40 + k)); // single packets, another key
+    }
+    // A restart of A's key that fails: bad PEC (SMBus) or bad version (raw).
+    let mut r = tx(0x08, 1, 0, 30, 0x70).remove(0);
+    if setup.smbus {
+        let n = r.len();
+        r[n - 1] ^= 0x01;
+    } else {
+        r[0] = 0x02;
+    }
+    out.push(r);
+    out.extend_from_slice(&a[3..]);
+    // A good restart in the middle of another message of A's key.
+    let b = tx(0x08, 1, 2, 300, 0x90);
+    out.extend_from_slice(&b[..2]);
+    out.extend(tx(0x08, 1, 1, 200, 0xA0));
+    out.extend(tx(0x08, 1, 0, 64 - if setup.mic { 4 } else { 0 }, 0xB0)); // exactly one MTU
+    out
 }

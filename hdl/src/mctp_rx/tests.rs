@@ -3,99 +3,10 @@
 //! binding/MIC/unit-rule setting, input gaps and output back-pressure, at every width;
 //! delivered messages byte-exact and in order, every drop counter equal.
 
-use super::model::{keep_mask, MctpRxModel, RxCounters, RxIn, HW_MAX_LEN};
-use crate::test_support::{random_rx_frames, rx_reference, RxSetup};
-use offload_driver::mctp::{transmit, Message, SmbusAddresses, TxConfig, TxRequest};
+use super::model::{RxCounters, HW_MAX_LEN};
+use crate::test_support::{random_rx_frames, rx_directed_frames, run_rx_model as run_model, rx_reference, RxModelRun as ModelRun, RxSetup};
+use offload_driver::mctp::{transmit, SmbusAddresses, TxConfig, TxRequest};
 use rand::{Rng, SeedableRng};
-
-/// What the model produced.
-pub struct ModelRun {
-    pub messages: Vec<Message>,
-    pub counters: RxCounters,
-    pub cycles: u64,
-    /// Input beats taken.
-    pub in_beats: u64,
-    /// First and last cycle an input beat was taken.
-    pub span: (u64, u64),
-}
-
-pub fn run_model(w: usize, setup: &RxSetup, frames: &[Vec<u8>], p_valid: f64, p_ready: f64, rng: &mut impl Rng) -> ModelRun {
-    let mut m = MctpRxModel::new(w);
-    let mut i = RxIn {
-        reset: true,
-        cfg_smbus: setup.smbus,
-        cfg_mic: setup.mic,
-        cfg_strict: setup.strict,
-        cfg_max_len: setup.max_len as u32,
-        s_tdata: vec![0; w],
-        ..RxIn::default()
-    };
-    m.clock(&i);
-    i.reset = false;
-    let mut beats: Vec<(Vec<u8>, u64, bool)> = Vec::new();
-    for f in frames {
-        if f.is_empty() {
-            beats.push((vec![0x5A; w], 0, true));
-            continue;
-        }
-        let n = f.len().div_ceil(w);
-        for (k, c) in f.chunks(w).enumerate() {
-            let mut d = c.to_vec();
-            d.resize(w, 0xEE);
-            beats.push((d, keep_mask(c.len()), k + 1 == n));
-        }
-    }
-    let mut next = 0;
-    let mut messages = Vec::new();
-    let mut cur: Vec<u8> = Vec::new();
-    let mut fields = None;
-    let mut cycles = 0u64;
-    let mut quiet = 0;
-    let mut span = (u64::MAX, 0);
-    loop {
-        cycles += 1;
-        assert!(cycles < 100_000 + 40 * beats.len() as u64, "stuck after {} messages", messages.len());
-        i.s_tvalid = next < beats.len() && rng.gen_bool(p_valid);
-        if i.s_tvalid {
-            let (d, k, l) = &beats[next];
-            i.s_tdata = d.clone();
-            i.s_tkeep = *k;
-            i.s_tlast = *l;
-        } else {
-            i.s_tdata = vec![0xA5; w];
-            i.s_tlast = rng.gen();
-            i.s_tkeep = rng.gen();
-        }
-        i.m_tready = rng.gen_bool(p_ready);
-        let o = m.outputs(&i);
-        if o.m_tvalid && i.m_tready {
-            if !o.m_tlast {
-                assert_eq!(o.m_tkeep, keep_mask(w), "partial tkeep only on tlast");
-            }
-            let f = (o.m_src_eid, o.m_dst_eid, o.m_tag, o.m_to);
-            assert!(fields.is_none_or(|x| x == f), "header fields changed within a message");
-            fields = Some(f);
-            cur.extend((0..w).filter(|b| o.m_tkeep >> b & 1 != 0).map(|b| o.m_tdata[b]));
-            if o.m_tlast {
-                messages.push(Message { src: f.0, dst: f.1, tag: f.2, tag_owner: f.3, bytes: std::mem::take(&mut cur) });
-                fields = None;
-            }
-        }
-        if i.s_tvalid && o.s_tready {
-            span = (span.0.min(cycles), cycles);
-            next += 1;
-        }
-        let busy = o.m_tvalid || m.regs.end || m.regs.dcount > 0 || m.regs.rd_active;
-        m.clock(&i);
-        if next == beats.len() {
-            quiet = if busy { 0 } else { quiet + 1 };
-            if quiet > 4 {
-                break;
-            }
-        }
-    }
-    ModelRun { messages, counters: m.regs.counters, cycles, in_beats: beats.len() as u64, span }
-}
 
 fn check(w: usize, setup: &RxSetup, frames: &[Vec<u8>], pv: f64, pr: f64, rng: &mut impl Rng, what: &str) -> ModelRun {
     let run = run_model(w, setup, frames, pv, pr, rng);
@@ -326,6 +237,22 @@ fn many_small_corrupted_cases() {
                 }
                 panic!("seed {seed} W={w} {setup:?}: got {:?}, software {:?}", run.counters, want.counters);
             }
+        }
+    }
+}
+
+/// The directed cases (slot reuse while the reader is slow, failed and good restarts, sequence
+/// wrap, one-MTU message) under every setup, with a slow reader.
+#[test]
+fn directed_cases() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    for w in [1, 4, 8] {
+        for bits in 0..8 {
+            let setup = RxSetup { smbus: bits & 1 != 0, mic: bits & 2 != 0, strict: bits & 4 != 0, max_len: 4224 };
+            let frames = rx_directed_frames(&setup);
+            let run = check(w, &setup, &frames, 1.0, 0.2, &mut rng, &format!("W={w} directed {setup:?}"));
+            let c = run.counters;
+            assert_eq!((c.messages, c.restarted), (7, 1), "W={w} {setup:?}: {c:?}");
         }
     }
 }
