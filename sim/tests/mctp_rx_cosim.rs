@@ -166,3 +166,18 @@ fn input_rate_one_beat_per_clock_plus_one_per_packet() {
         }
     }
 }
+
+/// The directed cases of `test_support` (slot reuse while the reader is slow, failed and good
+/// restarts of the open key, sequence wrap, a one-MTU message) under every setup, with heavy
+/// back-pressure.
+#[test]
+fn directed_cases_under_every_setup() {
+    for w in WIDTHS {
+        for bits in 0..8u64 {
+            let setup = RxSetup { smbus: bits & 1 != 0, mic: bits & 2 != 0, strict: bits & 4 != 0, max_len: 4224 };
+            let frames = offload_hdl::test_support::rx_directed_frames(&setup);
+            let r = check(w, &format!("directed-{bits}"), &setup, &frames, &Traffic::random(0.1, 0.8, bits));
+            assert_eq!((r.counters[0], r.counters[5]), (7, 1), "W={w} {setup:?}: messages, restarted");
+        }
+    }
+}
