@@ -55,4 +55,6 @@ yosys -q -l ice40.log -p "read_verilog $top.v fmax_wrap.v; synth_ice40 -top fmax
 nextpnr-ice40 --hx8k --package ct256 --json design.json --pcf "$here/ice40-hx8k-fmax.pcf" \
     --seed 1 --timing-allow-fail --asc design.asc -l nextpnr.log >/dev/null 2>&1
 echo "nextpnr-ice40 --hx8k (ct256, $here/ice40-hx8k-fmax.pcf):"
-grep -E "Max frequency for clock|ICESTORM_LC:" nextpnr.log | tail -2 | sed 's/^Info: */  /'
+# Utilisation after packing; Fmax after routing (the last report; the first is post-placement).
+grep -E "ICESTORM_LC:" nextpnr.log | head -1 | sed 's/^Info: *//; s/^/  /'
+grep -E "Max frequency for clock" nextpnr.log | tail -1 | sed 's/^[A-Za-z]*: */  /'

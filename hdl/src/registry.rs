@@ -233,14 +233,17 @@ macro_rules! top_entry {
             width_bytes: $mk,
             crc: None,
             params: format!(
-                "OffloadTop: MPA TX framer ({mk} octets/beat) and MCTP TX packetizer ({ck} octets/beat) behind a \
+                "OffloadTop: MPA TX framer ({mk} octets/beat), MCTP TX packetizer and MCTP RX depacketizer ({ck} octets/beat) behind a \
                  register block (Corundum reg_* interface, map in offload_driver::registers and docs/TOP.md).\n\
                  Ports: clock, reset (sync, active high); reg_wr_addr[7:0], reg_wr_data[31:0], reg_wr_strb[3:0], \
                  reg_wr_en, reg_wr_ack, reg_rd_addr[7:0], reg_rd_en, reg_rd_data[31:0], reg_rd_ack; \
                  mpa_s_tdata[{md1}:0], mpa_s_tkeep[{mk1}:0], mpa_s_tvalid, mpa_s_tlast, mpa_s_len[15:0], mpa_s_tready; \
                  mpa_m_tdata[{md1}:0], mpa_m_tkeep[{mk1}:0], mpa_m_tvalid, mpa_m_tlast, mpa_m_tready; \
                  mctp_s_tdata[{cd1}:0], mctp_s_tkeep[{ck1}:0], mctp_s_tvalid, mctp_s_tlast, mctp_s_len[16:0], mctp_s_tready; \
-                 mctp_m_tdata[{cd1}:0], mctp_m_tkeep[{ck1}:0], mctp_m_tvalid, mctp_m_tlast, mctp_m_tready.",
+                 mctp_m_tdata[{cd1}:0], mctp_m_tkeep[{ck1}:0], mctp_m_tvalid, mctp_m_tlast, mctp_m_tready; \
+                 mctp_rx_s_tdata[{cd1}:0], mctp_rx_s_tkeep[{ck1}:0], mctp_rx_s_tvalid, mctp_rx_s_tlast, mctp_rx_s_tready; \
+                 mctp_rx_m_tdata[{cd1}:0], mctp_rx_m_tkeep[{ck1}:0], mctp_rx_m_tvalid, mctp_rx_m_tlast, mctp_rx_m_tready, \
+                 mctp_rx_m_src_eid[7:0], mctp_rx_m_dst_eid[7:0], mctp_rx_m_tag[2:0], mctp_rx_m_to.",
                 mk = $mk,
                 ck = $ck,
                 md1 = $md - 1,

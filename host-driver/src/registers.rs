@@ -33,6 +33,7 @@ pub const ADDR_BITS: u32 = 8;
 /// `CONTROL` bits: the block is held in reset while its bit is set.
 pub const CONTROL_MPA_RESET: u32 = 1 << 0;
 pub const CONTROL_MCTP_RESET: u32 = 1 << 1;
+pub const CONTROL_MCTP_RX_RESET: u32 = 1 << 2;
 /// `MPA_CONFIG` bits.
 pub const MPA_CONFIG_MARKERS: u32 = 1 << 0;
 pub const MPA_CONFIG_CRC: u32 = 1 << 1;
@@ -42,6 +43,12 @@ pub const MCTP_FLAGS_TO: u32 = 1 << 3;
 pub const MCTP_FLAGS_SEQ_SHIFT: u32 = 4;
 pub const MCTP_FLAGS_MIC: u32 = 1 << 8;
 pub const MCTP_FLAGS_SMBUS: u32 = 1 << 9;
+/// `MCTP_RX_CONFIG` bits.
+pub const MCTP_RX_SMBUS: u32 = 1 << 0;
+pub const MCTP_RX_MIC: u32 = 1 << 1;
+pub const MCTP_RX_STRICT: u32 = 1 << 2;
+/// The RX block's message limit (MIC included): its reassembly ring less two packets.
+pub const MCTP_RX_MAX_LEN_LIMIT: usize = 7680;
 
 /// Who may write a register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,14 +111,34 @@ pub const MCTP_PACKETS: u8 = 0x54;
 pub const MCTP_MESSAGES: u8 = 0x58;
 pub const MCTP_DROPPED: u8 = 0x5C;
 pub const MCTP_LEN_ERRORS: u8 = 0x60;
-/// `0x80..=0xBF` is reserved for the MCTP RX depacketizer's configuration and counters.
+/// `0x80..=0xBF`: the MCTP RX depacketizer's configuration and counters.
 pub const MCTP_RX_BASE: u8 = 0x80;
+pub const MCTP_RX_CONFIG: u8 = 0x80;
+pub const MCTP_RX_MAX_LEN: u8 = 0x84;
+pub const MCTP_RX_FRAMES_IN: u8 = 0x88;
+/// The RX block's own counters, from here in [`MCTP_RX_COUNTERS`] order.
+pub const MCTP_RX_MESSAGES: u8 = 0x8C;
+/// The RX block's counters (its `ReassemblyStats`, SMBus and MIC errors, oversize frames).
+pub const MCTP_RX_COUNTERS: [&str; 12] = [
+    "MCTP_RX_MESSAGES",
+    "MCTP_RX_MALFORMED",
+    "MCTP_RX_NO_CONTEXT",
+    "MCTP_RX_BAD_SEQUENCE",
+    "MCTP_RX_BAD_UNIT_SIZE",
+    "MCTP_RX_RESTARTED",
+    "MCTP_RX_TOO_LONG",
+    "MCTP_RX_CONTEXTS_FULL",
+    "MCTP_RX_BAD_PEC",
+    "MCTP_RX_BAD_SMBUS",
+    "MCTP_RX_MIC_ERRORS",
+    "MCTP_RX_OVERSIZE",
+];
 
 /// The whole map, in offset order.
 pub const MAP: &[Register] = &[
     ro("ID", ID, "0x4F464C44 (\"OFLD\"): this is an offload top"),
     ro("VERSION", VERSION, "[31:16] map version (1); [15:8] MCTP TX octets/beat; [7:0] MPA TX octets/beat"),
-    rw("CONTROL", CONTROL, 0, 0x3, "bit 0: hold the MPA TX framer (and its counters) in reset; bit 1: the same for MCTP TX"),
+    rw("CONTROL", CONTROL, 0, 0x7, "bit 0: hold the MPA TX framer (and its counters) in reset; bit 1: the same for MCTP TX; bit 2: for MCTP RX"),
     rw("SCRATCH", SCRATCH, 0, 0xFFFF_FFFF, "free for the host (bus check)"),
     rw("MPA_CONFIG", MPA_CONFIG, 0x3, 0x3, "bit 0: Markers; bit 1: CRC (0 sends a zero CRC field); read live, change between FPDUs"),
     rw("MPA_MULPDU", MPA_MULPDU, MAX_ULPDU as u32, 0xFFFF, "[15:0] MULPDU: ULPDUs of 0 octets or of more than this are dropped whole"),
@@ -130,6 +157,21 @@ pub const MAP: &[Register] = &[
     ro("MCTP_MESSAGES", MCTP_MESSAGES, "messages sent whole"),
     ro("MCTP_DROPPED", MCTP_DROPPED, "messages dropped: a request mctp::transmit refuses (length, MTU, EID, MIC)"),
     ro("MCTP_LEN_ERRORS", MCTP_LEN_ERRORS, "messages whose frame length was not mctp_s_len"),
+    rw("MCTP_RX_CONFIG", MCTP_RX_CONFIG, 0x4, 0x7, "bit 0: frames are SMBus frames (PEC checked); bit 1: check and strip the NVMe-MI MIC; bit 2: transmission-unit rules; change under CONTROL bit 2"),
+    rw("MCTP_RX_MAX_LEN", MCTP_RX_MAX_LEN, 4224, 0x1FFF, "[12:0] message limit, MIC included (1..=7680); change under CONTROL bit 2"),
+    ro("MCTP_RX_FRAMES_IN", MCTP_RX_FRAMES_IN, "frames (packets) accepted on mctp_rx_s"),
+    ro("MCTP_RX_MESSAGES", 0x8C, "messages delivered on mctp_rx_m"),
+    ro("MCTP_RX_MALFORMED", 0x90, "packets dropped: malformed header or length"),
+    ro("MCTP_RX_NO_CONTEXT", 0x94, "packets dropped: middle/end packet with no message in progress"),
+    ro("MCTP_RX_BAD_SEQUENCE", 0x98, "messages dropped: sequence number skipped"),
+    ro("MCTP_RX_BAD_UNIT_SIZE", 0x9C, "messages dropped: transmission-unit rule broken (strict)"),
+    ro("MCTP_RX_RESTARTED", 0xA0, "messages dropped: a new SOM for the same key restarted them"),
+    ro("MCTP_RX_TOO_LONG", 0xA4, "messages dropped: over MCTP_RX_MAX_LEN"),
+    ro("MCTP_RX_CONTEXTS_FULL", 0xA8, "packets dropped: the one reassembly context is busy with another key"),
+    ro("MCTP_RX_BAD_PEC", 0xAC, "SMBus frames dropped: wrong PEC"),
+    ro("MCTP_RX_BAD_SMBUS", 0xB0, "SMBus frames dropped: byte count, command code or address bits"),
+    ro("MCTP_RX_MIC_ERRORS", 0xB4, "messages dropped: NVMe-MI MIC check (IC bit, length, CRC-32C)"),
+    ro("MCTP_RX_OVERSIZE", 0xB8, "raw frames dropped: over the block's 260-octet packet limit"),
 ];
 
 /// The register at `offset`, if mapped.
@@ -188,6 +230,19 @@ impl<B: RegisterBus + ?Sized> RegisterBus for &mut B {
     }
 }
 
+/// The MCTP RX block's static configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MctpRxConfig {
+    /// Frames are SMBus frames (DSP0237, PEC checked).
+    pub smbus: bool,
+    /// Check and strip the NVMe-MI MIC.
+    pub mic: bool,
+    /// Transmission-unit rules (`ReassemblyConfig::strict_unit_size`).
+    pub strict: bool,
+    /// Message limit, MIC included, `1..=MCTP_RX_MAX_LEN_LIMIT`.
+    pub max_len: usize,
+}
+
 /// Widths the hardware was built with, from `VERSION`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Capabilities {
@@ -209,6 +264,9 @@ pub struct Counters {
     pub mctp_messages: u32,
     pub mctp_dropped: u32,
     pub mctp_len_errors: u32,
+    pub mctp_rx_frames_in: u32,
+    /// The RX block's counters, in [`MCTP_RX_COUNTERS`] order.
+    pub mctp_rx: [u32; 12],
 }
 
 impl fmt::Display for Counters {
@@ -216,7 +274,8 @@ impl fmt::Display for Counters {
         write!(
             f,
             "MPA: {} ULPDUs in, {} FPDUs out, dropped {} zero-length + {} over MULPDU; \
-             MCTP: {} messages in, {} packets / {} messages out, {} refused, {} length errors",
+             MCTP: {} messages in, {} packets / {} messages out, {} refused, {} length errors; \
+             MCTP RX: {} frames in, counters {:?}",
             self.mpa_ulpdus_in,
             self.mpa_fpdus,
             self.mpa_drop_zero_len,
@@ -225,7 +284,9 @@ impl fmt::Display for Counters {
             self.mctp_packets,
             self.mctp_messages,
             self.mctp_dropped,
-            self.mctp_len_errors
+            self.mctp_len_errors,
+            self.mctp_rx_frames_in,
+            self.mctp_rx
         )
     }
 }
@@ -349,6 +410,32 @@ impl<B: RegisterBus> OffloadRegs<B> {
         self.bus.write(MCTP_SMBUS, smbus)
     }
 
+    /// Sets the MCTP RX configuration (binding, MIC check, unit rules, message limit) under
+    /// `CONTROL.MCTP_RX_RESET`, as the block requires; its counters restart at 0.
+    pub fn configure_mctp_rx(&mut self, config: &MctpRxConfig) -> Result<(), RegisterError> {
+        if config.max_len == 0 || config.max_len > MCTP_RX_MAX_LEN_LIMIT {
+            return Err(MctpError::InvalidReassemblyConfig {
+                reason: "message limit outside 1..=7680 (the RX block's ring)",
+            }
+            .into());
+        }
+        let mut c = 0;
+        if config.smbus {
+            c |= MCTP_RX_SMBUS;
+        }
+        if config.mic {
+            c |= MCTP_RX_MIC;
+        }
+        if config.strict {
+            c |= MCTP_RX_STRICT;
+        }
+        let control = self.bus.read(CONTROL)?;
+        self.bus.write(CONTROL, control | CONTROL_MCTP_RX_RESET)?;
+        self.bus.write(MCTP_RX_CONFIG, c)?;
+        self.bus.write(MCTP_RX_MAX_LEN, config.max_len as u32)?;
+        self.bus.write(CONTROL, control & !CONTROL_MCTP_RX_RESET)
+    }
+
     /// Pulses `CONTROL.MCTP_RESET`: the packetizer drops what it holds and clears its counters.
     pub fn reset_mctp(&mut self) -> Result<(), RegisterError> {
         let control = self.bus.read(CONTROL)?;
@@ -369,6 +456,14 @@ impl<B: RegisterBus> OffloadRegs<B> {
             mctp_messages: r(MCTP_MESSAGES)?,
             mctp_dropped: r(MCTP_DROPPED)?,
             mctp_len_errors: r(MCTP_LEN_ERRORS)?,
+            mctp_rx_frames_in: r(MCTP_RX_FRAMES_IN)?,
+            mctp_rx: {
+                let mut v = [0; 12];
+                for (i, x) in v.iter_mut().enumerate() {
+                    *x = r(MCTP_RX_MESSAGES + 4 * i as u8)?;
+                }
+                v
+            },
         })
     }
 }
@@ -462,12 +557,17 @@ mod tests {
         }
         for r in MAP {
             assert_eq!(r.offset % 4, 0, "{}", r.name);
-            assert!(r.offset < MCTP_RX_BASE, "{} in the MCTP RX window", r.name);
             if let Access::Rw { reset, mask } = r.access {
                 assert_eq!(reset & !mask, 0, "{}: reset value outside its mask", r.name);
             }
         }
         assert!(markdown_table().contains("| 0x14 | MPA_MULPDU | RW | 0xFD00 |"));
+        for (i, name) in MCTP_RX_COUNTERS.iter().enumerate() {
+            assert_eq!(
+                register(MCTP_RX_MESSAGES + 4 * i as u8).map(|r| r.name),
+                Some(*name)
+            );
+        }
     }
 
     #[test]
@@ -610,6 +710,18 @@ pub trait TopStreams {
         ulpdus: &[Vec<u8>],
         messages: &[Vec<u8>],
     ) -> Result<(Vec<Vec<u8>>, Vec<Vec<u8>>), RegisterError>;
+
+    /// Sends packets (one frame each) into `mctp_rx_s` and returns the messages `mctp_rx_m`
+    /// delivered, with their header fields. Transports without the RX path refuse.
+    fn stream_rx(
+        &mut self,
+        frames: &[Vec<u8>],
+    ) -> Result<Vec<crate::mctp::Message>, RegisterError> {
+        let _ = frames;
+        Err(RegisterError::Bus(
+            "this transport does not carry the MCTP RX path".into(),
+        ))
+    }
 
     /// Clock cycles the hardware has run, when the transport knows (a simulation does).
     fn cycles(&self) -> Option<u64> {

@@ -5,6 +5,7 @@
 
 use crate::axis::{run_streams, AxisPorts, StreamRun, Traffic};
 use crate::model::{model_info, PortDir, PortId, SimError, VerilatedModel};
+use offload_driver::mctp::Message;
 use offload_driver::registers::{RegisterBus, RegisterError, TopStreams};
 
 /// A bus access that is not acknowledged within this many clocks is an error.
@@ -30,6 +31,10 @@ pub struct VerilatedTop {
     mpa_out: AxisPorts,
     mctp_in: AxisPorts,
     mctp_out: AxisPorts,
+    rx_in: AxisPorts,
+    rx_out: AxisPorts,
+    /// The header-field side channels of `mctp_rx_m`: src, dst, tag, to.
+    rx_side: [PortId; 4],
     /// Idle cycles and back-pressure of the next [`TopStreams::stream`] calls.
     pub traffic: Traffic,
     /// Bus accesses so far (reads, writes).
@@ -62,12 +67,20 @@ impl VerilatedTop {
         let mpa_out = AxisPorts::bind(&m, "mpa_m_", false)?;
         let mctp_in = AxisPorts::bind(&m, "mctp_s_", true)?;
         let mctp_out = AxisPorts::bind(&m, "mctp_m_", false)?;
+        let rx_in = AxisPorts::bind(&m, "mctp_rx_s_", true)?;
+        let rx_out = AxisPorts::bind(&m, "mctp_rx_m_", false)?;
+        let rx_side = [
+            p(&m, "mctp_rx_m_src_eid", PortDir::Out, 8)?,
+            p(&m, "mctp_rx_m_dst_eid", PortDir::Out, 8)?,
+            p(&m, "mctp_rx_m_tag", PortDir::Out, 3)?,
+            p(&m, "mctp_rx_m_to", PortDir::Out, 1)?,
+        ];
         if mpa_in.len.is_none() || mctp_in.len.is_none() {
             return Err(SimError::Port(
                 "the top's stream inputs need their _len side channels".into(),
             ));
         }
-        for o in [&mpa_out, &mctp_out] {
+        for o in [&mpa_out, &mctp_out, &rx_out] {
             if let Some(r) = o.tready {
                 m.set(r, 1);
             }
@@ -80,6 +93,9 @@ impl VerilatedTop {
             mpa_out,
             mctp_in,
             mctp_out,
+            rx_in,
+            rx_out,
+            rx_side,
             traffic: Traffic::full_rate(),
             accesses: (0, 0),
             last_run: None,
@@ -176,6 +192,44 @@ impl TopStreams for VerilatedTop {
         let out = (run.outputs[0].clone(), run.outputs[1].clone());
         self.last_run = Some(run);
         Ok(out)
+    }
+
+    fn stream_rx(&mut self, frames: &[Vec<u8>]) -> Result<Vec<Message>, RegisterError> {
+        let (out, side) = (self.rx_out.clone(), self.rx_side);
+        let mut fields = Vec::new();
+        let run = run_streams(
+            &mut self.m,
+            &[(&self.rx_in, frames)],
+            &[&self.rx_out],
+            &self.traffic,
+            &mut |m, _| {
+                // The header fields ride with every beat; take them with each message's last one.
+                let taken = m.get(out.tvalid) != 0 && out.tready.map_or(true, |r| m.get(r) != 0);
+                if taken && out.tlast.is_some_and(|l| m.get(l) != 0) {
+                    fields.push(side.map(|p| m.get(p) as u8));
+                }
+                Ok(())
+            },
+        );
+        self.m.set(self.rx_in.tvalid, 0);
+        if let Some(r) = self.rx_out.tready {
+            self.m.set(r, 1);
+        }
+        self.m.eval();
+        let run = run.map_err(|e| RegisterError::Bus(e.to_string()))?;
+        let msgs = run.outputs[0]
+            .iter()
+            .zip(&fields)
+            .map(|(bytes, f)| Message {
+                src: f[0],
+                dst: f[1],
+                tag: f[2],
+                tag_owner: f[3] != 0,
+                bytes: bytes.clone(),
+            })
+            .collect();
+        self.last_run = Some(run);
+        Ok(msgs)
     }
 
     fn cycles(&self) -> Option<u64> {

@@ -370,6 +370,21 @@ pub struct BoardCore {
     pub mpa_out_data: Signal<Out, Bits<16>>,
     pub mctp_out_data: Signal<Out, Bits<16>>,
     pub leds: Signal<Out, Bits<8>>,
+    /// The MCTP RX path of `OffloadTop`, passed through: not bridged to FrontPanel yet.
+    pub mctp_rx_s_tdata: Signal<In, Bits<32>>,
+    pub mctp_rx_s_tkeep: Signal<In, Bits<4>>,
+    pub mctp_rx_s_tvalid: Signal<In, Bit>,
+    pub mctp_rx_s_tlast: Signal<In, Bit>,
+    pub mctp_rx_s_tready: Signal<Out, Bit>,
+    pub mctp_rx_m_tdata: Signal<Out, Bits<32>>,
+    pub mctp_rx_m_tkeep: Signal<Out, Bits<4>>,
+    pub mctp_rx_m_tvalid: Signal<Out, Bit>,
+    pub mctp_rx_m_tlast: Signal<Out, Bit>,
+    pub mctp_rx_m_tready: Signal<In, Bit>,
+    pub mctp_rx_m_src_eid: Signal<Out, Bits<8>>,
+    pub mctp_rx_m_dst_eid: Signal<Out, Bits<8>>,
+    pub mctp_rx_m_tag: Signal<Out, Bits<3>>,
+    pub mctp_rx_m_to: Signal<Out, Bit>,
     pub bridge: OkBridge,
     pub top: OffloadTop<32, 4, 32, 4>,
 }
@@ -399,6 +414,20 @@ impl Default for BoardCore {
             mpa_out_data: Default::default(),
             mctp_out_data: Default::default(),
             leds: Default::default(),
+            mctp_rx_s_tdata: Default::default(),
+            mctp_rx_s_tkeep: Default::default(),
+            mctp_rx_s_tvalid: Default::default(),
+            mctp_rx_s_tlast: Default::default(),
+            mctp_rx_s_tready: Default::default(),
+            mctp_rx_m_tdata: Default::default(),
+            mctp_rx_m_tkeep: Default::default(),
+            mctp_rx_m_tvalid: Default::default(),
+            mctp_rx_m_tlast: Default::default(),
+            mctp_rx_m_tready: Default::default(),
+            mctp_rx_m_src_eid: Default::default(),
+            mctp_rx_m_dst_eid: Default::default(),
+            mctp_rx_m_tag: Default::default(),
+            mctp_rx_m_to: Default::default(),
             bridge: Default::default(),
             top: Default::default(),
         }
@@ -432,6 +461,20 @@ impl Logic for BoardCore {
         self.mpa_out_data.next = self.bridge.mpa_out_data.val();
         self.mctp_out_data.next = self.bridge.mctp_out_data.val();
         self.leds.next = self.bridge.leds.val();
+        self.top.mctp_rx_s_tdata.next = self.mctp_rx_s_tdata.val();
+        self.top.mctp_rx_s_tkeep.next = self.mctp_rx_s_tkeep.val();
+        self.top.mctp_rx_s_tvalid.next = self.mctp_rx_s_tvalid.val();
+        self.top.mctp_rx_s_tlast.next = self.mctp_rx_s_tlast.val();
+        self.mctp_rx_s_tready.next = self.top.mctp_rx_s_tready.val();
+        self.mctp_rx_m_tdata.next = self.top.mctp_rx_m_tdata.val();
+        self.mctp_rx_m_tkeep.next = self.top.mctp_rx_m_tkeep.val();
+        self.mctp_rx_m_tvalid.next = self.top.mctp_rx_m_tvalid.val();
+        self.mctp_rx_m_tlast.next = self.top.mctp_rx_m_tlast.val();
+        self.top.mctp_rx_m_tready.next = self.mctp_rx_m_tready.val();
+        self.mctp_rx_m_src_eid.next = self.top.mctp_rx_m_src_eid.val();
+        self.mctp_rx_m_dst_eid.next = self.top.mctp_rx_m_dst_eid.val();
+        self.mctp_rx_m_tag.next = self.top.mctp_rx_m_tag.val();
+        self.mctp_rx_m_to.next = self.top.mctp_rx_m_to.val();
         // OffloadTop side.
         self.top.reset.next = self.bridge.top_reset.val();
         self.top.reg_wr_addr.next = self.bridge.reg_wr_addr.val();

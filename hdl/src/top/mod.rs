@@ -21,6 +21,7 @@
 pub mod regs;
 pub mod regs_verilog;
 
+use crate::mctp_rx::MctpRx;
 use crate::mctp_tx::MctpTx;
 use crate::mpa_tx::MpaTx;
 use regs::RegBlock;
@@ -63,9 +64,24 @@ pub struct OffloadTop<const MD: usize, const MK: usize, const CD: usize, const C
     pub mctp_m_tvalid: Signal<Out, Bit>,
     pub mctp_m_tlast: Signal<Out, Bit>,
     pub mctp_m_tready: Signal<In, Bit>,
+    pub mctp_rx_s_tdata: Signal<In, Bits<CD>>,
+    pub mctp_rx_s_tkeep: Signal<In, Bits<CK>>,
+    pub mctp_rx_s_tvalid: Signal<In, Bit>,
+    pub mctp_rx_s_tlast: Signal<In, Bit>,
+    pub mctp_rx_s_tready: Signal<Out, Bit>,
+    pub mctp_rx_m_tdata: Signal<Out, Bits<CD>>,
+    pub mctp_rx_m_tkeep: Signal<Out, Bits<CK>>,
+    pub mctp_rx_m_tvalid: Signal<Out, Bit>,
+    pub mctp_rx_m_tlast: Signal<Out, Bit>,
+    pub mctp_rx_m_tready: Signal<In, Bit>,
+    pub mctp_rx_m_src_eid: Signal<Out, Bits<8>>,
+    pub mctp_rx_m_dst_eid: Signal<Out, Bits<8>>,
+    pub mctp_rx_m_tag: Signal<Out, Bits<3>>,
+    pub mctp_rx_m_to: Signal<Out, Bit>,
     pub regs: RegBlock,
     pub mpa: MpaTx<MD, MK>,
     pub mctp: MctpTx<CD, CK>,
+    pub mctp_rx: MctpRx<CD, CK>,
 }
 
 impl<const MD: usize, const MK: usize, const CD: usize, const CK: usize> Default
@@ -106,9 +122,24 @@ impl<const MD: usize, const MK: usize, const CD: usize, const CK: usize> Default
             mctp_m_tvalid: Default::default(),
             mctp_m_tlast: Default::default(),
             mctp_m_tready: Default::default(),
+            mctp_rx_s_tdata: Default::default(),
+            mctp_rx_s_tkeep: Default::default(),
+            mctp_rx_s_tvalid: Default::default(),
+            mctp_rx_s_tlast: Default::default(),
+            mctp_rx_s_tready: Default::default(),
+            mctp_rx_m_tdata: Default::default(),
+            mctp_rx_m_tkeep: Default::default(),
+            mctp_rx_m_tvalid: Default::default(),
+            mctp_rx_m_tlast: Default::default(),
+            mctp_rx_m_tready: Default::default(),
+            mctp_rx_m_src_eid: Default::default(),
+            mctp_rx_m_dst_eid: Default::default(),
+            mctp_rx_m_tag: Default::default(),
+            mctp_rx_m_to: Default::default(),
             regs: RegBlock::new(MK, CK),
             mpa: Default::default(),
             mctp: Default::default(),
+            mctp_rx: Default::default(),
         }
     }
 }
@@ -186,6 +217,42 @@ impl<const MD: usize, const MK: usize, const CD: usize, const CK: usize> Logic
         self.regs.mctp_messages.next = self.mctp.messages.val();
         self.regs.mctp_dropped.next = self.mctp.dropped.val();
         self.regs.mctp_len_errors.next = self.mctp.len_errors.val();
+        // MCTP RX: configuration, streams with the message's header fields, counters.
+        self.mctp_rx.clock.next = self.clock.val();
+        self.mctp_rx.reset.next = self.regs.mctp_rx_reset.val();
+        self.mctp_rx.cfg_smbus.next = self.regs.mctp_rx_smbus.val();
+        self.mctp_rx.cfg_mic.next = self.regs.mctp_rx_mic.val();
+        self.mctp_rx.cfg_strict.next = self.regs.mctp_rx_strict.val();
+        self.mctp_rx.cfg_max_len.next = self.regs.mctp_rx_max_len.val();
+        self.mctp_rx.s_tdata.next = self.mctp_rx_s_tdata.val();
+        self.mctp_rx.s_tkeep.next = self.mctp_rx_s_tkeep.val();
+        self.mctp_rx.s_tvalid.next = self.mctp_rx_s_tvalid.val();
+        self.mctp_rx.s_tlast.next = self.mctp_rx_s_tlast.val();
+        self.mctp_rx_s_tready.next = self.mctp_rx.s_tready.val();
+        self.mctp_rx_m_tdata.next = self.mctp_rx.m_tdata.val();
+        self.mctp_rx_m_tkeep.next = self.mctp_rx.m_tkeep.val();
+        self.mctp_rx_m_tvalid.next = self.mctp_rx.m_tvalid.val();
+        self.mctp_rx_m_tlast.next = self.mctp_rx.m_tlast.val();
+        self.mctp_rx.m_tready.next = self.mctp_rx_m_tready.val();
+        self.mctp_rx_m_src_eid.next = self.mctp_rx.m_src_eid.val();
+        self.mctp_rx_m_dst_eid.next = self.mctp_rx.m_dst_eid.val();
+        self.mctp_rx_m_tag.next = self.mctp_rx.m_tag.val();
+        self.mctp_rx_m_to.next = self.mctp_rx.m_to.val();
+        self.regs.mctp_rx_s_tvalid.next = self.mctp_rx_s_tvalid.val();
+        self.regs.mctp_rx_s_tready.next = self.mctp_rx.s_tready.val();
+        self.regs.mctp_rx_s_tlast.next = self.mctp_rx_s_tlast.val();
+        self.regs.mctp_rx_messages.next = self.mctp_rx.messages.val();
+        self.regs.mctp_rx_malformed.next = self.mctp_rx.malformed.val();
+        self.regs.mctp_rx_no_context.next = self.mctp_rx.no_context.val();
+        self.regs.mctp_rx_bad_sequence.next = self.mctp_rx.bad_sequence.val();
+        self.regs.mctp_rx_bad_unit_size.next = self.mctp_rx.bad_unit_size.val();
+        self.regs.mctp_rx_restarted.next = self.mctp_rx.restarted.val();
+        self.regs.mctp_rx_too_long.next = self.mctp_rx.too_long.val();
+        self.regs.mctp_rx_contexts_full.next = self.mctp_rx.contexts_full.val();
+        self.regs.mctp_rx_bad_pec.next = self.mctp_rx.bad_pec.val();
+        self.regs.mctp_rx_bad_smbus.next = self.mctp_rx.bad_smbus.val();
+        self.regs.mctp_rx_mic_errors.next = self.mctp_rx.mic_errors.val();
+        self.regs.mctp_rx_oversize.next = self.mctp_rx.oversize.val();
     }
 }
 

@@ -16,7 +16,8 @@
 //! ack cycle is not a new access); a read and a write may run in the same clock.
 
 use offload_driver::registers::{
-    self as map, Access, Register, CONTROL_MCTP_RESET, CONTROL_MPA_RESET, MAP, MAP_VERSION,
+    self as map, Access, Register, CONTROL_MCTP_RESET, CONTROL_MCTP_RX_RESET, CONTROL_MPA_RESET,
+    MAP, MAP_VERSION, MCTP_RX_COUNTERS,
 };
 use rust_hdl::prelude::*;
 
@@ -39,6 +40,7 @@ pub enum Own {
     MpaDropZeroLen,
     MpaDropOverMulpdu,
     MctpMessagesIn,
+    MctpRxFramesIn,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +51,8 @@ pub enum CounterIn {
     MctpMessages,
     MctpDropped,
     MctpLenErrors,
+    /// The MCTP RX block's counter `i` (`MCTP_RX_COUNTERS` order).
+    MctpRx(usize),
 }
 
 /// Where a read-only register's value comes from.
@@ -68,16 +72,18 @@ pub fn source(name: &str) -> Option<Source> {
         "MCTP_MESSAGES" => Source::Input(MctpMessages),
         "MCTP_DROPPED" => Source::Input(MctpDropped),
         "MCTP_LEN_ERRORS" => Source::Input(MctpLenErrors),
-        _ => return None,
+        "MCTP_RX_FRAMES_IN" => Source::Own(MctpRxFramesIn),
+        n => Source::Input(MctpRx(MCTP_RX_COUNTERS.iter().position(|c| *c == n)?)),
     })
 }
 
 impl Own {
-    pub const ALL: [Own; 4] = [
+    pub const ALL: [Own; 5] = [
         Own::MpaUlpdusIn,
         Own::MpaDropZeroLen,
         Own::MpaDropOverMulpdu,
         Own::MctpMessagesIn,
+        Own::MctpRxFramesIn,
     ];
     pub fn verilog(self) -> &'static str {
         match self {
@@ -85,13 +91,22 @@ impl Own {
             Own::MpaDropZeroLen => "c_mpa_drop_zero_len",
             Own::MpaDropOverMulpdu => "c_mpa_drop_over_mulpdu",
             Own::MctpMessagesIn => "c_mctp_messages_in",
+            Own::MctpRxFramesIn => "c_mctp_rx_frames_in",
         }
     }
 }
 
 impl CounterIn {
-    pub fn port(self) -> &'static str {
+    pub fn port(self) -> String {
         match self {
+            CounterIn::MctpRx(i) => MCTP_RX_COUNTERS[i].to_ascii_lowercase(),
+            c => c.fixed_port().to_string(),
+        }
+    }
+
+    fn fixed_port(self) -> &'static str {
+        match self {
+            CounterIn::MctpRx(_) => unreachable!("named from MCTP_RX_COUNTERS"),
             CounterIn::MpaFpdus => "mpa_fpdus",
             CounterIn::MpaDropped => "mpa_dropped",
             CounterIn::MctpPackets => "mctp_packets",
@@ -125,6 +140,10 @@ pub struct RegIn {
     pub mctp_messages: u32,
     pub mctp_dropped: u32,
     pub mctp_len_errors: u32,
+    pub mctp_rx_s_tvalid: bool,
+    pub mctp_rx_s_tready: bool,
+    pub mctp_rx_s_tlast: bool,
+    pub mctp_rx: [u32; 12],
 }
 
 impl RegIn {
@@ -136,6 +155,7 @@ impl RegIn {
             CounterIn::MctpMessages => self.mctp_messages,
             CounterIn::MctpDropped => self.mctp_dropped,
             CounterIn::MctpLenErrors => self.mctp_len_errors,
+            CounterIn::MctpRx(i) => self.mctp_rx[i],
         }
     }
 }
@@ -162,6 +182,11 @@ pub struct RegOut {
     pub mctp_smbus: bool,
     pub mctp_smbus_src: u8,
     pub mctp_smbus_dst: u8,
+    pub mctp_rx_reset: bool,
+    pub mctp_rx_smbus: bool,
+    pub mctp_rx_mic: bool,
+    pub mctp_rx_strict: bool,
+    pub mctp_rx_max_len: u16,
 }
 
 /// The register block, clock by clock; the Verilog in [`super::regs_verilog`] mirrors it.
@@ -172,7 +197,7 @@ pub struct RegModel {
     pub mctp_width: usize,
     /// Register file by word index (only RW entries are stored).
     pub rw: [u32; 64],
-    pub own: [u32; 4],
+    pub own: [u32; 5],
     /// The next MPA input beat is a ULPDU's first.
     pub mpa_first: bool,
     pub wr_ack: bool,
@@ -189,6 +214,11 @@ pub fn strobe_mask(strb: u8) -> u32 {
 
 impl RegModel {
     pub fn new(mpa_width: usize, mctp_width: usize) -> RegModel {
+        assert_eq!(
+            map::MCTP_RX_MAX_LEN_LIMIT,
+            crate::mctp_rx::model::HW_MAX_LEN,
+            "the driver's RX limit is the block's"
+        );
         for r in MAP {
             assert!(
                 matches!(r.access, Access::Rw { .. }) || source(r.name).is_some(),
@@ -200,7 +230,7 @@ impl RegModel {
             mpa_width,
             mctp_width,
             rw: [0; 64],
-            own: [0; 4],
+            own: [0; 5],
             mpa_first: true,
             wr_ack: false,
             rd_ack: false,
@@ -250,6 +280,7 @@ impl RegModel {
         let eids = self.reg(map::MCTP_EIDS);
         let flags = self.reg(map::MCTP_FLAGS);
         let smbus = self.reg(map::MCTP_SMBUS);
+        let rx = self.reg(map::MCTP_RX_CONFIG);
         RegOut {
             wr_ack: self.wr_ack,
             rd_ack: self.rd_ack,
@@ -270,6 +301,11 @@ impl RegModel {
             mctp_smbus: flags & map::MCTP_FLAGS_SMBUS != 0,
             mctp_smbus_src: smbus as u8 & 0x7F,
             mctp_smbus_dst: (smbus >> 8) as u8 & 0x7F,
+            mctp_rx_reset: i.reset || control & CONTROL_MCTP_RX_RESET != 0,
+            mctp_rx_smbus: rx & map::MCTP_RX_SMBUS != 0,
+            mctp_rx_mic: rx & map::MCTP_RX_MIC != 0,
+            mctp_rx_strict: rx & map::MCTP_RX_STRICT != 0,
+            mctp_rx_max_len: self.reg(map::MCTP_RX_MAX_LEN) as u16 & 0x1FFF,
         }
     }
 
@@ -325,6 +361,12 @@ impl RegModel {
             nx.own[Own::MctpMessagesIn as usize] =
                 self.own[Own::MctpMessagesIn as usize].wrapping_add(1);
         }
+        if o.mctp_rx_reset {
+            nx.own[Own::MctpRxFramesIn as usize] = 0;
+        } else if i.mctp_rx_s_tvalid && i.mctp_rx_s_tready && i.mctp_rx_s_tlast {
+            nx.own[Own::MctpRxFramesIn as usize] =
+                self.own[Own::MctpRxFramesIn as usize].wrapping_add(1);
+        }
         if i.reset {
             nx.reset_values();
             nx.wr_ack = false;
@@ -362,6 +404,21 @@ pub struct RegBlock {
     pub mctp_messages: Signal<In, Bits<32>>,
     pub mctp_dropped: Signal<In, Bits<32>>,
     pub mctp_len_errors: Signal<In, Bits<32>>,
+    pub mctp_rx_s_tvalid: Signal<In, Bit>,
+    pub mctp_rx_s_tready: Signal<In, Bit>,
+    pub mctp_rx_s_tlast: Signal<In, Bit>,
+    pub mctp_rx_messages: Signal<In, Bits<32>>,
+    pub mctp_rx_malformed: Signal<In, Bits<32>>,
+    pub mctp_rx_no_context: Signal<In, Bits<32>>,
+    pub mctp_rx_bad_sequence: Signal<In, Bits<32>>,
+    pub mctp_rx_bad_unit_size: Signal<In, Bits<32>>,
+    pub mctp_rx_restarted: Signal<In, Bits<32>>,
+    pub mctp_rx_too_long: Signal<In, Bits<32>>,
+    pub mctp_rx_contexts_full: Signal<In, Bits<32>>,
+    pub mctp_rx_bad_pec: Signal<In, Bits<32>>,
+    pub mctp_rx_bad_smbus: Signal<In, Bits<32>>,
+    pub mctp_rx_mic_errors: Signal<In, Bits<32>>,
+    pub mctp_rx_oversize: Signal<In, Bits<32>>,
     pub mpa_reset: Signal<Out, Bit>,
     pub mctp_reset: Signal<Out, Bit>,
     pub mpa_markers: Signal<Out, Bit>,
@@ -378,6 +435,11 @@ pub struct RegBlock {
     pub mctp_smbus: Signal<Out, Bit>,
     pub mctp_smbus_src: Signal<Out, Bits<7>>,
     pub mctp_smbus_dst: Signal<Out, Bits<7>>,
+    pub mctp_rx_reset: Signal<Out, Bit>,
+    pub mctp_rx_smbus: Signal<Out, Bit>,
+    pub mctp_rx_mic: Signal<Out, Bit>,
+    pub mctp_rx_strict: Signal<Out, Bit>,
+    pub mctp_rx_max_len: Signal<Out, Bits<13>>,
     // Invisible to rust-hdl (leading underscore): the model the simulator runs.
     _model: RegModel,
 }
@@ -409,6 +471,21 @@ impl RegBlock {
             mctp_messages: Default::default(),
             mctp_dropped: Default::default(),
             mctp_len_errors: Default::default(),
+            mctp_rx_s_tvalid: Default::default(),
+            mctp_rx_s_tready: Default::default(),
+            mctp_rx_s_tlast: Default::default(),
+            mctp_rx_messages: Default::default(),
+            mctp_rx_malformed: Default::default(),
+            mctp_rx_no_context: Default::default(),
+            mctp_rx_bad_sequence: Default::default(),
+            mctp_rx_bad_unit_size: Default::default(),
+            mctp_rx_restarted: Default::default(),
+            mctp_rx_too_long: Default::default(),
+            mctp_rx_contexts_full: Default::default(),
+            mctp_rx_bad_pec: Default::default(),
+            mctp_rx_bad_smbus: Default::default(),
+            mctp_rx_mic_errors: Default::default(),
+            mctp_rx_oversize: Default::default(),
             mpa_reset: Default::default(),
             mctp_reset: Default::default(),
             mpa_markers: Default::default(),
@@ -425,6 +502,11 @@ impl RegBlock {
             mctp_smbus: Default::default(),
             mctp_smbus_src: Default::default(),
             mctp_smbus_dst: Default::default(),
+            mctp_rx_reset: Default::default(),
+            mctp_rx_smbus: Default::default(),
+            mctp_rx_mic: Default::default(),
+            mctp_rx_strict: Default::default(),
+            mctp_rx_max_len: Default::default(),
             _model: RegModel::new(mpa_width, mctp_width),
         }
     }
@@ -452,6 +534,23 @@ impl RegBlock {
             mctp_messages: v(&self.mctp_messages.val()) as u32,
             mctp_dropped: v(&self.mctp_dropped.val()) as u32,
             mctp_len_errors: v(&self.mctp_len_errors.val()) as u32,
+            mctp_rx_s_tvalid: self.mctp_rx_s_tvalid.val(),
+            mctp_rx_s_tready: self.mctp_rx_s_tready.val(),
+            mctp_rx_s_tlast: self.mctp_rx_s_tlast.val(),
+            mctp_rx: [
+                v(&self.mctp_rx_messages.val()) as u32,
+                v(&self.mctp_rx_malformed.val()) as u32,
+                v(&self.mctp_rx_no_context.val()) as u32,
+                v(&self.mctp_rx_bad_sequence.val()) as u32,
+                v(&self.mctp_rx_bad_unit_size.val()) as u32,
+                v(&self.mctp_rx_restarted.val()) as u32,
+                v(&self.mctp_rx_too_long.val()) as u32,
+                v(&self.mctp_rx_contexts_full.val()) as u32,
+                v(&self.mctp_rx_bad_pec.val()) as u32,
+                v(&self.mctp_rx_bad_smbus.val()) as u32,
+                v(&self.mctp_rx_mic_errors.val()) as u32,
+                v(&self.mctp_rx_oversize.val()) as u32,
+            ],
         }
     }
 }
@@ -482,6 +581,11 @@ impl Logic for RegBlock {
         self.mctp_smbus.next = o.mctp_smbus;
         self.mctp_smbus_src.next = (o.mctp_smbus_src as u64).into();
         self.mctp_smbus_dst.next = (o.mctp_smbus_dst as u64).into();
+        self.mctp_rx_reset.next = o.mctp_rx_reset;
+        self.mctp_rx_smbus.next = o.mctp_rx_smbus;
+        self.mctp_rx_mic.next = o.mctp_rx_mic;
+        self.mctp_rx_strict.next = o.mctp_rx_strict;
+        self.mctp_rx_max_len.next = (o.mctp_rx_max_len as u64).into();
     }
 
     fn connect(&mut self) {
@@ -504,6 +608,11 @@ impl Logic for RegBlock {
         self.mctp_smbus.connect();
         self.mctp_smbus_src.connect();
         self.mctp_smbus_dst.connect();
+        self.mctp_rx_reset.connect();
+        self.mctp_rx_smbus.connect();
+        self.mctp_rx_mic.connect();
+        self.mctp_rx_strict.connect();
+        self.mctp_rx_max_len.connect();
     }
 
     fn hdl(&self) -> Verilog {

@@ -4,7 +4,8 @@
 
 use super::regs::{source, Own, RegModel, Source};
 use offload_driver::registers::{
-    self as map, Access, CONTROL_MCTP_RESET, CONTROL_MPA_RESET, ID_VALUE, MAP,
+    self as map, Access, CONTROL_MCTP_RESET, CONTROL_MCTP_RX_RESET, CONTROL_MPA_RESET, ID_VALUE,
+    MAP,
 };
 use std::fmt::Write;
 
@@ -89,6 +90,15 @@ pub fn body(m: &RegModel) -> String {
     o!("   mctp_smbus = {flags}[{}];", bit(map::MCTP_FLAGS_SMBUS));
     o!("   mctp_smbus_src = {smbus}[6:0];");
     o!("   mctp_smbus_dst = {smbus}[14:8];");
+    let rx = rw(map::MCTP_RX_CONFIG);
+    o!(
+        "   mctp_rx_reset = reset | {control}[{}];",
+        bit(CONTROL_MCTP_RX_RESET)
+    );
+    o!("   mctp_rx_smbus = {rx}[{}];", bit(map::MCTP_RX_SMBUS));
+    o!("   mctp_rx_mic = {rx}[{}];", bit(map::MCTP_RX_MIC));
+    o!("   mctp_rx_strict = {rx}[{}];", bit(map::MCTP_RX_STRICT));
+    o!("   mctp_rx_max_len = {}[12:0];", rw(map::MCTP_RX_MAX_LEN));
     o!("end");
 
     // Read multiplexer.
@@ -102,7 +112,7 @@ pub fn body(m: &RegModel) -> String {
                 Source::Id => format!("32'h{ID_VALUE:08X}"),
                 Source::Version => format!("32'h{:08X}", m.version()),
                 Source::Own(c) => c.verilog().to_string(),
-                Source::Input(c) => c.port().to_string(),
+                Source::Input(c) => c.port(),
             },
         };
         o!("      6'd{}: rd_mux = {v}; // {}", r.offset / 4, r.name);
@@ -149,6 +159,9 @@ pub fn body(m: &RegModel) -> String {
     o!("   end");
     o!("   if (mctp_reset) {mi} <= 32'h0;");
     o!("   else if (mctp_hs & mctp_s_tlast) {mi} <= {mi} + 32'h1;");
+    let rf = Own::MctpRxFramesIn.verilog();
+    o!("   if (mctp_rx_reset) {rf} <= 32'h0;");
+    o!("   else if (mctp_rx_s_tvalid & mctp_rx_s_tready & mctp_rx_s_tlast) {rf} <= {rf} + 32'h1;");
     o!("   if (reset) begin");
     for (r, reset, _) in &rws {
         o!("      {} <= 32'h{reset:08X};", reg_name(r.name));
