@@ -3,8 +3,8 @@
 //!
 //! A link moves whole MCTP packets; the binding (serial framing, SMBus frame and PEC) lives in
 //! the link. The transmit half gets whole messages with their header fields chosen by the
-//! stack, so a link whose hardware packetizes ([`OffloadLink`](super::OffloadLink)) gets the
-//! message, and every other link packetizes in software with [`packetize`].
+//! stack, so a link whose hardware packetizes ([`offload_link`](super::offload_link())) gets the
+//! message, and every other link packetizes in software with [`Packets`].
 
 use super::core::RxPacket;
 use crate::mctp::packetizer::{Packets, TxConfig};

@@ -7,6 +7,21 @@
 //!
 //! [`Core`] is the whole stack sans-IO (time passed in); [`Endpoint`] runs it with a thread
 //! per link. Errors are [`StackError`] variants named after the errno the kernel returns.
+//!
+//! Where the design document is silent, the choices are:
+//! - MTUs count the whole packet, header included, as Linux does (68 = the 64-octet baseline);
+//! - packets to the null EID and to broadcast are delivered locally (bus-owner discovery);
+//! - a tag lives until its timeout (6 s, the kernel's key lifetime), a send to another peer, or
+//!   close, never released by a response, so several responses to one request all arrive;
+//!   a key towards the null EID, like a broadcast key, holds its tag towards every peer and
+//!   takes the response from whatever EID the endpoint answers with;
+//! - a broadcast goes out on every up link of the network that needs no physical address;
+//! - forwarding never sends a packet back out of the link it came in on;
+//! - non-final packets of one message may differ in size (the kernel accepts that too);
+//! - `recv_from` on a socket that can receive nothing (not bound or connected, no live tag,
+//!   empty queue) fails with `ENOTCONN` instead of blocking for ever;
+//! - sending with TO = 0 is not checked against the requests the socket received (neither
+//!   does the kernel).
 
 pub mod addr;
 pub mod control;
