@@ -14,8 +14,8 @@ use crate::mctp_rx::model::{keep_mask, MctpRxModel, RxCounters, RxIn, HW_MAX_LEN
 use offload_driver::mctp::header::Header;
 use offload_driver::mctp::reassembly::DEFAULT_TIMEOUT;
 use offload_driver::mctp::{
-    receive, smbus, transmit, Binding, Message, MctpError, ReassemblyConfig, RxError, RxRequest, SmbusAddresses,
-    SmbusError, TxConfig, TxRequest, HEADER_LEN,
+    receive, smbus, transmit, Binding, MctpError, Message, ReassemblyConfig, RxError, RxRequest,
+    SmbusAddresses, SmbusError, TxConfig, TxRequest, HEADER_LEN,
 };
 use rand::Rng;
 
@@ -28,18 +28,36 @@ pub fn random_tx_request(rng: &mut impl Rng, max_len: usize, p_bad: f64) -> (TxR
     let smbus = rng.gen_bool(0.5);
     let mtu_max = if smbus { 250 } else { 251 };
     let config = TxConfig {
-        src: if rng.gen_bool(0.05) { 0 } else { rng.gen_range(8..=0xFE) },
-        dst: if rng.gen_bool(0.1) { [0, 0xFF][rng.gen_range(0..2)] } else { rng.gen_range(8..=0xFF) },
+        src: if rng.gen_bool(0.05) {
+            0
+        } else {
+            rng.gen_range(8..=0xFE)
+        },
+        dst: if rng.gen_bool(0.1) {
+            [0, 0xFF][rng.gen_range(0..2)]
+        } else {
+            rng.gen_range(8..=0xFF)
+        },
         tag: rng.gen_range(0..8),
         tag_owner: rng.gen(),
-        mtu: if rng.gen_bool(0.2) { [64, mtu_max][rng.gen_range(0..2)] } else { rng.gen_range(64..=mtu_max) },
+        mtu: if rng.gen_bool(0.2) {
+            [64, mtu_max][rng.gen_range(0..2)]
+        } else {
+            rng.gen_range(64..=mtu_max)
+        },
         start_seq: rng.gen_range(0..4),
     };
-    let max = if mic { max_len.saturating_sub(4).max(1) } else { max_len.max(1) };
+    let max = if mic {
+        max_len.saturating_sub(4).max(1)
+    } else {
+        max_len.max(1)
+    };
     let len = match rng.gen_range(0..4) {
         0 => rng.gen_range(1..=300.min(max)),
         // Message (+ MIC) ending near a packet boundary.
-        1 => (rng.gen_range(1..=8) * config.mtu + rng.gen_range(0..=8)).saturating_sub(4 + 4 * mic as usize).clamp(1, max),
+        1 => (rng.gen_range(1..=8) * config.mtu + rng.gen_range(0..=8))
+            .saturating_sub(4 + 4 * mic as usize)
+            .clamp(1, max),
         _ => rng.gen_range(1..=max),
     };
     let mut message = vec![0u8; len];
@@ -50,7 +68,10 @@ pub fn random_tx_request(rng: &mut impl Rng, max_len: usize, p_bad: f64) -> (TxR
     let mut req = TxRequest {
         config,
         append_mic: mic,
-        smbus: smbus.then(|| SmbusAddresses { src: rng.gen_range(0..0x80), dst: rng.gen_range(0..0x80) }),
+        smbus: smbus.then(|| SmbusAddresses {
+            src: rng.gen_range(0..0x80),
+            dst: rng.gen_range(0..0x80),
+        }),
     };
     if rng.gen_bool(p_bad) {
         match rng.gen_range(0..8) {
@@ -59,7 +80,10 @@ pub fn random_tx_request(rng: &mut impl Rng, max_len: usize, p_bad: f64) -> (TxR
             2 => req.config.mtu = rng.gen_range(252..=255),
             3 => {
                 req.config.mtu = 251;
-                req.smbus = Some(SmbusAddresses { src: 0x10, dst: 0x20 });
+                req.smbus = Some(SmbusAddresses {
+                    src: 0x10,
+                    dst: 0x20,
+                });
             }
             4 => req.config.src = [1, 4, 7, 0xFF][rng.gen_range(0..4)],
             5 => req.config.dst = rng.gen_range(1..=7),
@@ -101,7 +125,11 @@ impl RxSetup {
                 timeout: DEFAULT_TIMEOUT,
                 strict_unit_size: self.strict,
             },
-            binding: if self.smbus { Binding::Smbus } else { Binding::Raw },
+            binding: if self.smbus {
+                Binding::Smbus
+            } else {
+                Binding::Raw
+            },
             verify_mic: self.mic,
         }
     }
@@ -138,7 +166,11 @@ pub fn rx_oversize(setup: &RxSetup, frame: &[u8]) -> bool {
 /// The software receiver (`offload_driver::mctp::receive` with one context) on `frames`, the
 /// block's oversize frames left out and counted.
 pub fn rx_reference(setup: &RxSetup, frames: &[Vec<u8>]) -> RxExpected {
-    assert!((1..=HW_MAX_LEN).contains(&setup.max_len), "max_len {} out of the block's range", setup.max_len);
+    assert!(
+        (1..=HW_MAX_LEN).contains(&setup.max_len),
+        "max_len {} out of the block's range",
+        setup.max_len
+    );
     let kept: Vec<&Vec<u8>> = frames.iter().filter(|f| !rx_oversize(setup, f)).collect();
     let rep = receive(&setup.request(), &kept).expect("valid receive config");
     let s = rep.stats;
@@ -162,7 +194,10 @@ pub fn rx_reference(setup: &RxSetup, frames: &[Vec<u8>]) -> RxExpected {
             RxError::Dropped(_) => {}
         }
     }
-    RxExpected { messages: rep.messages, counters: c }
+    RxExpected {
+        messages: rep.messages,
+        counters: c,
+    }
 }
 
 /// The packets of one message as frames for `setup`'s binding: a random key from a small set
@@ -175,14 +210,20 @@ fn message_frames(rng: &mut impl Rng, setup: &RxSetup, max_msg: usize) -> Vec<Ve
         dst: 0x1D,
         tag: rng.gen_range(0..3),
         tag_owner: rng.gen(),
-        mtu: if rng.gen_bool(0.3) { 64 } else { rng.gen_range(64..=if setup.smbus { 250 } else { 251 }) },
+        mtu: if rng.gen_bool(0.3) {
+            64
+        } else {
+            rng.gen_range(64..=if setup.smbus { 250 } else { 251 })
+        },
         start_seq: rng.gen_range(0..4),
     };
     let max = if mic { max_msg - 4 } else { max_msg };
     let len = match rng.gen_range(0..5) {
         0 => rng.gen_range(1..=16),
         1 => rng.gen_range(1..=config.mtu),
-        2 => (rng.gen_range(1..=4) * config.mtu + rng.gen_range(0..=8)).saturating_sub(4 + 4 * mic as usize).clamp(1, max),
+        2 => (rng.gen_range(1..=4) * config.mtu + rng.gen_range(0..=8))
+            .saturating_sub(4 + 4 * mic as usize)
+            .clamp(1, max),
         _ => rng.gen_range(1..=max),
     };
     let mut msg = vec![0u8; len];
@@ -195,7 +236,10 @@ fn message_frames(rng: &mut impl Rng, setup: &RxSetup, max_msg: usize) -> Vec<Ve
     let req = TxRequest {
         config,
         append_mic: false,
-        smbus: setup.smbus.then_some(SmbusAddresses { src: 0x10 + config.src, dst: 0x1D }),
+        smbus: setup.smbus.then_some(SmbusAddresses {
+            src: 0x10 + config.src,
+            dst: 0x1D,
+        }),
     };
     if mic {
         offload_driver::nvme_mi::append_mic(&mut msg);
@@ -206,7 +250,14 @@ fn message_frames(rng: &mut impl Rng, setup: &RxSetup, max_msg: usize) -> Vec<Ve
 /// Re-frames a raw packet for the setup's binding (a corrupted packet with a correct PEC).
 fn frame(setup: &RxSetup, packet: &[u8]) -> Vec<u8> {
     if setup.smbus && packet.len() <= smbus::MAX_PACKET_LEN {
-        smbus::encode(&SmbusAddresses { src: 0x18, dst: 0x1D }, packet).unwrap()
+        smbus::encode(
+            &SmbusAddresses {
+                src: 0x18,
+                dst: 0x1D,
+            },
+            packet,
+        )
+        .unwrap()
     } else {
         packet.to_vec()
     }
@@ -215,7 +266,9 @@ fn frame(setup: &RxSetup, packet: &[u8]) -> Vec<u8> {
 /// The packet inside a frame (the frame itself for raw, or when it does not decode).
 fn packet_of(setup: &RxSetup, f: &[u8]) -> Vec<u8> {
     if setup.smbus {
-        smbus::decode(f).map(|(_, p)| p.to_vec()).unwrap_or_else(|_| f.to_vec())
+        smbus::decode(f)
+            .map(|(_, p)| p.to_vec())
+            .unwrap_or_else(|_| f.to_vec())
     } else {
         f.to_vec()
     }
@@ -239,7 +292,11 @@ pub fn random_rx_frames(
             // Another message's packets in the middle of this one's (a single-packet one for
             // another key is delivered first; a multi-packet one finds the context busy).
             0 | 1 if frames.len() > 1 && m < n_messages => {
-                let other_max = if rng.gen_bool(0.7) { 200.min(max_msg) } else { max_msg };
+                let other_max = if rng.gen_bool(0.7) {
+                    200.min(max_msg)
+                } else {
+                    max_msg
+                };
                 let other = message_frames(rng, setup, other_max);
                 m += 1;
                 let at = rng.gen_range(1..frames.len());
@@ -250,8 +307,20 @@ pub fn random_rx_frames(
             // Raw only: a single packet the packetizer never makes (payload 252..=256, still
             // taken) or one past the block's limit (dropped as oversize).
             2 if !setup.smbus => {
-                let plen = if rng.gen_bool(0.5) { rng.gen_range(252..=256) } else { rng.gen_range(257..=400) };
-                let h = Header { dst: 0x1D, src: 0x08, som: true, eom: true, seq: 0, tag_owner: true, tag: 1 };
+                let plen = if rng.gen_bool(0.5) {
+                    rng.gen_range(252..=256)
+                } else {
+                    rng.gen_range(257..=400)
+                };
+                let h = Header {
+                    dst: 0x1D,
+                    src: 0x08,
+                    som: true,
+                    eom: true,
+                    seq: 0,
+                    tag_owner: true,
+                    tag: 1,
+                };
                 let mut p = h.encode().unwrap().to_vec();
                 p.extend((0..plen).map(|_| rng.gen::<u8>()));
                 if setup.mic {
@@ -311,7 +380,11 @@ pub fn random_rx_frames(
                     if n > 0 && rng.gen_bool(0.5) {
                         g[0] = 0x01;
                     }
-                    let g = if rng.gen_bool(0.5) { frame(setup, &g) } else { g };
+                    let g = if rng.gen_bool(0.5) {
+                        frame(setup, &g)
+                    } else {
+                        g
+                    };
                     frames.insert(i, g);
                     i += 1;
                 }
@@ -369,7 +442,14 @@ pub struct RxModelRun {
 /// Runs the MCTP RX cycle model at width `w` over `frames` (input valid with probability
 /// `p_valid` per clock, output ready with `p_ready`), checking the AXI-Stream output rules on
 /// the way; panics if the block stops making progress.
-pub fn run_rx_model(w: usize, setup: &RxSetup, frames: &[Vec<u8>], p_valid: f64, p_ready: f64, rng: &mut impl Rng) -> RxModelRun {
+pub fn run_rx_model(
+    w: usize,
+    setup: &RxSetup,
+    frames: &[Vec<u8>],
+    p_valid: f64,
+    p_ready: f64,
+    rng: &mut impl Rng,
+) -> RxModelRun {
     let mut m = MctpRxModel::new(w);
     let mut i = RxIn {
         reset: true,
@@ -404,7 +484,11 @@ pub fn run_rx_model(w: usize, setup: &RxSetup, frames: &[Vec<u8>], p_valid: f64,
     let mut span = (u64::MAX, 0);
     loop {
         cycles += 1;
-        assert!(cycles < 100_000 + 40 * beats.len() as u64, "stuck after {} messages", messages.len());
+        assert!(
+            cycles < 100_000 + 40 * beats.len() as u64,
+            "stuck after {} messages",
+            messages.len()
+        );
         i.s_tvalid = next < beats.len() && rng.gen_bool(p_valid);
         if i.s_tvalid {
             let (d, k, l) = &beats[next];
@@ -423,11 +507,24 @@ pub fn run_rx_model(w: usize, setup: &RxSetup, frames: &[Vec<u8>], p_valid: f64,
                 assert_eq!(o.m_tkeep, keep_mask(w), "partial tkeep only on tlast");
             }
             let f = (o.m_src_eid, o.m_dst_eid, o.m_tag, o.m_to);
-            assert!(fields.is_none_or(|x| x == f), "header fields changed within a message");
+            assert!(
+                fields.is_none_or(|x| x == f),
+                "header fields changed within a message"
+            );
             fields = Some(f);
-            cur.extend((0..w).filter(|b| o.m_tkeep >> b & 1 != 0).map(|b| o.m_tdata[b]));
+            cur.extend(
+                (0..w)
+                    .filter(|b| o.m_tkeep >> b & 1 != 0)
+                    .map(|b| o.m_tdata[b]),
+            );
             if o.m_tlast {
-                messages.push(Message { src: f.0, dst: f.1, tag: f.2, tag_owner: f.3, bytes: std::mem::take(&mut cur) });
+                messages.push(Message {
+                    src: f.0,
+                    dst: f.1,
+                    tag: f.2,
+                    tag_owner: f.3,
+                    bytes: std::mem::take(&mut cur),
+                });
                 fields = None;
             }
         }
@@ -444,9 +541,14 @@ pub fn run_rx_model(w: usize, setup: &RxSetup, frames: &[Vec<u8>], p_valid: f64,
             }
         }
     }
-    RxModelRun { messages, counters: m.regs.counters, cycles, in_beats: beats.len() as u64, span }
+    RxModelRun {
+        messages,
+        counters: m.regs.counters,
+        cycles,
+        in_beats: beats.len() as u64,
+        span,
+    }
 }
-
 
 /// Directed frames for the cases random traffic meets rarely: while a multi-packet message is
 /// open, several single-packet messages for another key in a row (each waits for the slot
@@ -461,9 +563,16 @@ pub fn rx_directed_frames(setup: &RxSetup) -> Vec<Vec<u8>> {
             offload_driver::nvme_mi::append_mic(&mut msg);
         }
         let req = TxRequest {
-            config: TxConfig { mtu: 64, start_seq: seq, ..TxConfig::new(src, 0x1D, tag, true) },
+            config: TxConfig {
+                mtu: 64,
+                start_seq: seq,
+                ..TxConfig::new(src, 0x1D, tag, true)
+            },
             append_mic: false,
-            smbus: setup.smbus.then_some(SmbusAddresses { src: 0x10, dst: 0x1D }),
+            smbus: setup.smbus.then_some(SmbusAddresses {
+                src: 0x10,
+                dst: 0x1D,
+            }),
         };
         transmit(&req, &msg).expect("valid request")
     };

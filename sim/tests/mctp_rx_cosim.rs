@@ -8,8 +8,8 @@
 //! the reference come from `offload_hdl::test_support`, the same the cycle model's tests use.
 //! Fails (does not skip) without Verilator.
 
-use offload_hdl::mctp_rx::COUNTERS;
 use offload_driver::mctp::{transmit, SmbusAddresses};
+use offload_hdl::mctp_rx::COUNTERS;
 use offload_hdl::test_support::{random_rx_frames, random_tx_request, rx_reference, RxSetup};
 use offload_sim::mctp::{run_mctp_rx, MctpRxConfig, MctpRxRun};
 use offload_sim::{model_info, with_trace_on_failure, SimError, Traffic};
@@ -18,11 +18,22 @@ use rand::{Rng, SeedableRng};
 const WIDTHS: [usize; 3] = [1, 4, 8];
 
 fn config(s: &RxSetup) -> MctpRxConfig {
-    MctpRxConfig { smbus: s.smbus, mic: s.mic, strict: s.strict, max_len: s.max_len as u16 }
+    MctpRxConfig {
+        smbus: s.smbus,
+        mic: s.mic,
+        strict: s.strict,
+        max_len: s.max_len as u16,
+    }
 }
 
 /// Runs and compares; a mismatch re-runs with a VCD and panics with its path.
-fn check(w: usize, label: &str, setup: &RxSetup, frames: &[Vec<u8>], traffic: &Traffic) -> MctpRxRun {
+fn check(
+    w: usize,
+    label: &str,
+    setup: &RxSetup,
+    frames: &[Vec<u8>],
+    traffic: &Traffic,
+) -> MctpRxRun {
     let info = model_info(&format!("mctp_rx_w{w}")).unwrap_or_else(|e| panic!("{e}"));
     let want = rx_reference(setup, frames);
     with_trace_on_failure(info, label, |m| {
@@ -64,29 +75,62 @@ fn check(w: usize, label: &str, setup: &RxSetup, frames: &[Vec<u8>], traffic: &T
 #[test]
 fn golden_frames_at_every_width() {
     use offload_driver::mctp::{TxConfig, TxRequest};
-    const FRAME: [u8; 12] = [0x3A, 0x0F, 0x08, 0x21, 0x01, 0x09, 0x08, 0xC8, 0x00, 0x80, 0x02, 0x30];
+    const FRAME: [u8; 12] = [
+        0x3A, 0x0F, 0x08, 0x21, 0x01, 0x09, 0x08, 0xC8, 0x00, 0x80, 0x02, 0x30,
+    ];
     let mut nvme = vec![0x84u8, 0x08, 0, 0];
     nvme.extend((0..58).map(|i| i as u8));
     let req = TxRequest {
         config: TxConfig::new(0x08, 0x09, 3, true),
         append_mic: true,
-        smbus: Some(SmbusAddresses { src: 0x10, dst: 0x1D }),
+        smbus: Some(SmbusAddresses {
+            src: 0x10,
+            dst: 0x1D,
+        }),
     };
     let f = transmit(&req, &nvme).unwrap();
     let mut bad = f[1].clone();
     let n = bad.len();
     bad[n - 1] ^= 0x80;
     for w in WIDTHS {
-        let plain = RxSetup { smbus: true, mic: false, strict: true, max_len: 4224 };
-        let r = check(w, "golden", &plain, &[FRAME.to_vec()], &Traffic::full_rate());
+        let plain = RxSetup {
+            smbus: true,
+            mic: false,
+            strict: true,
+            max_len: 4224,
+        };
+        let r = check(
+            w,
+            "golden",
+            &plain,
+            &[FRAME.to_vec()],
+            &Traffic::full_rate(),
+        );
         assert_eq!(r.messages[0].bytes, [0x00, 0x80, 0x02], "W={w}");
-        assert_eq!((r.messages[0].src, r.messages[0].dst, r.messages[0].tag_owner), (0x08, 0x09, true));
+        assert_eq!(
+            (
+                r.messages[0].src,
+                r.messages[0].dst,
+                r.messages[0].tag_owner
+            ),
+            (0x08, 0x09, true)
+        );
         let mic = RxSetup { mic: true, ..plain };
-        let r = check(w, "golden-mic", &mic, &[f[0].clone(), bad.clone(), f[1].clone()], &Traffic::full_rate());
+        let r = check(
+            w,
+            "golden-mic",
+            &mic,
+            &[f[0].clone(), bad.clone(), f[1].clone()],
+            &Traffic::full_rate(),
+        );
         assert_eq!(r.messages.len(), 1);
         assert_eq!(r.messages[0].bytes, nvme, "W={w}: MIC checked and stripped");
         assert_eq!(r.messages[0].tag, 3);
-        assert_eq!((r.counters[0], r.counters[8]), (1, 1), "W={w}: one message, one bad PEC");
+        assert_eq!(
+            (r.counters[0], r.counters[8]),
+            (1, 1),
+            "W={w}: one message, one bad PEC"
+        );
     }
 }
 
@@ -104,8 +148,18 @@ fn random_traffic_matches_software_receive() {
         while delivered < 10_000 {
             let setup = RxSetup::random(&mut rng);
             let batch = 400;
-            let p_corrupt = if run_no % 2 == 0 { 0.0 } else { rng.gen_range(0.005..0.04) };
-            let frames = random_rx_frames(&mut rng, &setup, batch, 4224.min(setup.max_len.max(600)), p_corrupt);
+            let p_corrupt = if run_no % 2 == 0 {
+                0.0
+            } else {
+                rng.gen_range(0.005..0.04)
+            };
+            let frames = random_rx_frames(
+                &mut rng,
+                &setup,
+                batch,
+                4224.min(setup.max_len.max(600)),
+                p_corrupt,
+            );
             let traffic = [
                 Traffic::full_rate(),
                 Traffic::random(0.3, 0.0, run_no as u64),
@@ -122,7 +176,10 @@ fn random_traffic_matches_software_receive() {
             run_no += 1;
         }
         // Corruption drops some: the sent ones are more.
-        assert!(delivered >= 10_000 && sent > delivered, "W={w}: {delivered} of {sent} messages delivered");
+        assert!(
+            delivered >= 10_000 && sent > delivered,
+            "W={w}: {delivered} of {sent} messages delivered"
+        );
         for (name, n) in COUNTERS.iter().zip(seen) {
             assert!(n > 0, "W={w}: no {name} in {run_no} runs: {seen:?}");
         }
@@ -137,7 +194,12 @@ fn input_rate_one_beat_per_clock_plus_one_per_packet() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(5);
     for w in WIDTHS {
         for smbus in [false, true] {
-            let setup = RxSetup { smbus, mic: true, strict: true, max_len: 4224 };
+            let setup = RxSetup {
+                smbus,
+                mic: true,
+                strict: true,
+                max_len: 4224,
+            };
             // Back-to-back messages (no interleaving: a single-packet message for another key
             // may wait for the slot, by design).
             let frames: Vec<Vec<u8>> = (0..60)
@@ -145,7 +207,10 @@ fn input_rate_one_beat_per_clock_plus_one_per_packet() {
                     let (mut req, mut msg) = random_tx_request(&mut rng, 4220, 0.0);
                     msg[0] |= 0x80;
                     req.append_mic = true;
-                    req.smbus = smbus.then_some(SmbusAddresses { src: 0x10, dst: 0x1D });
+                    req.smbus = smbus.then_some(SmbusAddresses {
+                        src: 0x10,
+                        dst: 0x1D,
+                    });
                     req.config.mtu = req.config.mtu.min(250);
                     // (A null or broadcast EID is refused: no frames.)
                     transmit(&req, &msg).unwrap_or_default()
@@ -155,7 +220,11 @@ fn input_rate_one_beat_per_clock_plus_one_per_packet() {
             let (first, last) = r.stream.accept_span[0].unwrap();
             let beats = r.stream.accepted_beats[0];
             let clocks = last - first + 1;
-            assert!(clocks <= beats + frames.len() as u64, "W={w}: {clocks} clocks for {beats} beats + {} packets", frames.len());
+            assert!(
+                clocks <= beats + frames.len() as u64,
+                "W={w}: {clocks} clocks for {beats} beats + {} packets",
+                frames.len()
+            );
             let octets: u64 = frames.iter().map(|f| f.len() as u64).sum();
             eprintln!(
                 "W={w} smbus {smbus}: {:.3} frame octets/clock ({:.1}% of W) over {} packets",
@@ -174,10 +243,25 @@ fn input_rate_one_beat_per_clock_plus_one_per_packet() {
 fn directed_cases_under_every_setup() {
     for w in WIDTHS {
         for bits in 0..8u64 {
-            let setup = RxSetup { smbus: bits & 1 != 0, mic: bits & 2 != 0, strict: bits & 4 != 0, max_len: 4224 };
+            let setup = RxSetup {
+                smbus: bits & 1 != 0,
+                mic: bits & 2 != 0,
+                strict: bits & 4 != 0,
+                max_len: 4224,
+            };
             let frames = offload_hdl::test_support::rx_directed_frames(&setup);
-            let r = check(w, &format!("directed-{bits}"), &setup, &frames, &Traffic::random(0.1, 0.8, bits));
-            assert_eq!((r.counters[0], r.counters[5]), (7, 1), "W={w} {setup:?}: messages, restarted");
+            let r = check(
+                w,
+                &format!("directed-{bits}"),
+                &setup,
+                &frames,
+                &Traffic::random(0.1, 0.8, bits),
+            );
+            assert_eq!(
+                (r.counters[0], r.counters[5]),
+                (7, 1),
+                "W={w} {setup:?}: messages, restarted"
+            );
         }
     }
 }

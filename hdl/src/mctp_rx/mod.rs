@@ -156,7 +156,9 @@ impl<const D: usize, const K: usize> MctpRx<D, K> {
             cfg_mic: self.cfg_mic.val(),
             cfg_strict: self.cfg_strict.val(),
             cfg_max_len: crate::bits::bits_to_u64(&self.cfg_max_len.val()) as u32,
-            s_tdata: (0..K).map(|i| d.get_bits::<8>(8 * i).index() as u8).collect(),
+            s_tdata: (0..K)
+                .map(|i| d.get_bits::<8>(8 * i).index() as u8)
+                .collect(),
             s_tkeep: crate::bits::bits_to_u64(&self.s_tkeep.val()),
             s_tvalid: self.s_tvalid.val(),
             s_tlast: self.s_tlast.val(),

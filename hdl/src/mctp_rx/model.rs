@@ -236,7 +236,10 @@ pub struct MctpRxModel {
 
 impl MctpRxModel {
     pub fn new(w: usize) -> Self {
-        assert!(matches!(w, 1 | 2 | 4 | 8), "MCTP RX width {w}: 1, 2, 4 or 8 octets");
+        assert!(
+            matches!(w, 1 | 2 | 4 | 8),
+            "MCTP RX width {w}: 1, 2, 4 or 8 octets"
+        );
         let mic_net = CrcNetwork::new(CrcKind::Crc32c.params(), w);
         let pec_net = CrcNetwork::new(CrcKind::Crc8Smbus.params(), w);
         let body = [0x84u8, 1, 2, 3, 4];
@@ -246,7 +249,16 @@ impl MctpRxModel {
         let rw = (RING_OCTETS / w) as u32;
         let sw = (MAX_PAYLOAD / w) as u32;
         let regs = Self::reset_regs(w, &mic_net, &pec_net);
-        MctpRxModel { w, rw, sw, mic_net, pec_net, residue, regs, mem: vec![vec![0; w]; (rw + sw) as usize] }
+        MctpRxModel {
+            w,
+            rw,
+            sw,
+            mic_net,
+            pec_net,
+            residue,
+            regs,
+            mem: vec![vec![0; w]; (rw + sw) as usize],
+        }
     }
 
     fn reset_regs(w: usize, mic: &CrcNetwork, pec: &CrcNetwork) -> RxRegs {
@@ -385,7 +397,11 @@ impl MctpRxModel {
             nx.m_dst_eid = e.dst;
             nx.m_tag = e.tag;
             nx.m_to = e.to;
-            nx.rd = Desc { start: (e.start + 1) & pm, len: e.len.saturating_sub(w as u32), ..e };
+            nx.rd = Desc {
+                start: (e.start + 1) & pm,
+                len: e.len.saturating_sub(w as u32),
+                ..e
+            };
             nx.rd_active = !last;
             // A ring word is free once read (the read is registered); the MIC words after a
             // message are freed with its last beat.
@@ -442,7 +458,14 @@ impl MctpRxModel {
                     (Target::Ring, start, 0, vec![0; w], self.mic_net.init_r, 0)
                 }
             } else if key_match {
-                (Target::Ring, r.c_wa, r.c_wf, r.c_win.clone(), r.mic_c, r.c_first)
+                (
+                    Target::Ring,
+                    r.c_wa,
+                    r.c_wf,
+                    r.c_win.clone(),
+                    r.mic_c,
+                    r.c_first,
+                )
             } else {
                 (Target::None, r.wa, r.wf, r.win.clone(), r.mic_w, r.first_w)
             }
@@ -463,7 +486,11 @@ impl MctpRxModel {
         }
 
         // Payload lanes [a, kk): after the header, before the PEC on the last beat.
-        let kk = if i.s_tlast { k.saturating_sub(smbus as usize) } else { w };
+        let kk = if i.s_tlast {
+            k.saturating_sub(smbus as usize)
+        } else {
+            w
+        };
         let a = (hoff + HEADER_LEN).saturating_sub(pos).min(w);
         let n = kk.saturating_sub(a);
         let n_eff = n.min(MAX_PAYLOAD - r.pidx as usize);
@@ -472,7 +499,11 @@ impl MctpRxModel {
 
         nx.hdr = e_hdr;
         nx.pos = (r.pos + if i.s_tlast { k } else { w } as u32).min(POS_MAX);
-        let pec_keep = if i.s_tlast { keep_mask(k.saturating_sub(1)) } else { keep_mask(w) };
+        let pec_keep = if i.s_tlast {
+            keep_mask(k.saturating_sub(1))
+        } else {
+            keep_mask(w)
+        };
         let pec_nxt = self.pec_net.step(r.pec_r, &i.s_tdata, pec_keep);
         nx.pec_r = pec_nxt;
         if i.s_tlast {
@@ -493,7 +524,10 @@ impl MctpRxModel {
             comb[..e_wf].copy_from_slice(&e_win[..e_wf]);
             comb[e_wf..e_wf + n_eff].copy_from_slice(&pay[..n_eff]);
             if total >= w {
-                fx.write = Some((self.mem_index(e_tgt == Target::Slot, e_wa), comb[..w].to_vec()));
+                fx.write = Some((
+                    self.mem_index(e_tgt == Target::Slot, e_wa),
+                    comb[..w].to_vec(),
+                ));
                 nx.wa = (e_wa + 1) & pm;
                 nx.win = comb[w..].to_vec();
                 nx.wf = total - w;
@@ -504,7 +538,11 @@ impl MctpRxModel {
                 nx.wf = total;
                 nx.mic_w = e_mic;
             }
-            nx.first_w = if som && r.pidx == 0 && n_eff > 0 { pay[0] } else { e_first };
+            nx.first_w = if som && r.pidx == 0 && n_eff > 0 {
+                pay[0]
+            } else {
+                e_first
+            };
         }
         nx.pidx = r.pidx + n_eff as u32;
         (nx, s_tready, fx)
@@ -520,7 +558,11 @@ impl MctpRxModel {
         let smbus = i.cfg_smbus;
         let l = r.flen;
         let h = &r.hdr;
-        let mh = if smbus { &h[PREFIX_LEN..] } else { &h[..HEADER_LEN] };
+        let mh = if smbus {
+            &h[PREFIX_LEN..]
+        } else {
+            &h[..HEADER_LEN]
+        };
         let max = Self::max_len(i.cfg_max_len);
         // The window's partial word (harmless when the packet is not kept: only published
         // words are ever read).
@@ -538,7 +580,11 @@ impl MctpRxModel {
         nx.win = vec![0; w];
         nx.pidx = 0;
 
-        let pkt_len = if smbus { l.wrapping_sub(PREFIX_LEN as u32 + 1) } else { l };
+        let pkt_len = if smbus {
+            l.wrapping_sub(PREFIX_LEN as u32 + 1)
+        } else {
+            l
+        };
         if !smbus && l > (HEADER_LEN + MAX_PAYLOAD) as u32 {
             c.oversize += 1;
             return;
@@ -564,7 +610,11 @@ impl MctpRxModel {
         let eom = mh[3] >> EOM_BIT & 1 != 0;
         let seq = (mh[3] >> SEQ_SHIFT) & 3;
         let (dst, src, tag, to) = (mh[1], mh[2], mh[3] & TAG_MASK, mh[3] >> TO_BIT & 1 != 0);
-        let key_match = r.ctx_open && dst == r.ctx_dst && src == r.ctx_src && tag == r.ctx_tag && to == r.ctx_to;
+        let key_match = r.ctx_open
+            && dst == r.ctx_dst
+            && src == r.ctx_src
+            && tag == r.ctx_tag
+            && to == r.ctx_to;
         let strict = i.cfg_strict;
         let mut deliver = false;
         let mut len = 0;
@@ -625,8 +675,11 @@ impl MctpRxModel {
         if !deliver {
             return;
         }
-        let fin = self.mic_net.finish(self.mic_net.step(r.mic_w, &r.win, keep_mask(r.wf))) as u32;
-        let mic_bad = i.cfg_mic && (r.first_w & IC_BIT == 0 || len <= MIC_LEN as u32 || fin != self.residue);
+        let fin = self
+            .mic_net
+            .finish(self.mic_net.step(r.mic_w, &r.win, keep_mask(r.wf))) as u32;
+        let mic_bad =
+            i.cfg_mic && (r.first_w & IC_BIT == 0 || len <= MIC_LEN as u32 || fin != self.residue);
         if mic_bad {
             c.mic_errors += 1;
             return;
@@ -636,7 +689,13 @@ impl MctpRxModel {
         let next = (r.wa + (r.wf > 0) as u32) & pm;
         let d = Desc {
             slot,
-            start: if slot { 0 } else if som { r.sa } else { r.ms },
+            start: if slot {
+                0
+            } else if som {
+                r.sa
+            } else {
+                r.ms
+            },
             len: len - if i.cfg_mic { MIC_LEN as u32 } else { 0 },
             next,
             src,

@@ -4,19 +4,41 @@
 //! delivered messages byte-exact and in order, every drop counter equal.
 
 use super::model::{RxCounters, HW_MAX_LEN};
-use crate::test_support::{random_rx_frames, rx_directed_frames, run_rx_model as run_model, rx_reference, RxModelRun as ModelRun, RxSetup};
+use crate::test_support::{
+    random_rx_frames, run_rx_model as run_model, rx_directed_frames, rx_reference,
+    RxModelRun as ModelRun, RxSetup,
+};
 use offload_driver::mctp::{transmit, SmbusAddresses, TxConfig, TxRequest};
 use rand::{Rng, SeedableRng};
 
-fn check(w: usize, setup: &RxSetup, frames: &[Vec<u8>], pv: f64, pr: f64, rng: &mut impl Rng, what: &str) -> ModelRun {
+fn check(
+    w: usize,
+    setup: &RxSetup,
+    frames: &[Vec<u8>],
+    pv: f64,
+    pr: f64,
+    rng: &mut impl Rng,
+    what: &str,
+) -> ModelRun {
     let run = run_model(w, setup, frames, pv, pr, rng);
     let want = rx_reference(setup, frames);
     for (k, (g, r)) in run.messages.iter().zip(&want.messages).enumerate() {
-        assert_eq!((g.src, g.dst, g.tag, g.tag_owner), (r.src, r.dst, r.tag, r.tag_owner), "{what}: message {k} fields");
+        assert_eq!(
+            (g.src, g.dst, g.tag, g.tag_owner),
+            (r.src, r.dst, r.tag, r.tag_owner),
+            "{what}: message {k} fields"
+        );
         crate::test_support::assert_same(&g.bytes, &r.bytes, &format!("{what}: message {k}"));
     }
-    assert_eq!(run.messages.len(), want.messages.len(), "{what}: message count");
-    assert_eq!(run.counters, want.counters, "{what}: counters (got left, software right)");
+    assert_eq!(
+        run.messages.len(),
+        want.messages.len(),
+        "{what}: message count"
+    );
+    assert_eq!(
+        run.counters, want.counters,
+        "{what}: counters (got left, software right)"
+    );
     run
 }
 
@@ -25,10 +47,21 @@ fn model_matches_software_receive_clean() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x5EC);
     for w in [1, 4, 8] {
         for round in 0..8 {
-            let setup = RxSetup { max_len: 4224, ..RxSetup::random(&mut rng) };
+            let setup = RxSetup {
+                max_len: 4224,
+                ..RxSetup::random(&mut rng)
+            };
             let frames = random_rx_frames(&mut rng, &setup, 12, 1500, 0.0);
             let (pv, pr) = [(1.0, 1.0), (0.7, 1.0), (1.0, 0.6), (0.5, 0.5)][round % 4];
-            let run = check(w, &setup, &frames, pv, pr, &mut rng, &format!("W={w} clean round {round} {setup:?}"));
+            let run = check(
+                w,
+                &setup,
+                &frames,
+                pv,
+                pr,
+                &mut rng,
+                &format!("W={w} clean round {round} {setup:?}"),
+            );
             assert!(run.counters.messages > 0);
         }
     }
@@ -43,7 +76,15 @@ fn model_matches_software_receive_corrupted() {
             let setup = RxSetup::random(&mut rng);
             let frames = random_rx_frames(&mut rng, &setup, 12, 1200, 0.08);
             let (pv, pr) = [(1.0, 1.0), (0.7, 1.0), (1.0, 0.6), (0.5, 0.5)][round % 4];
-            let run = check(w, &setup, &frames, pv, pr, &mut rng, &format!("W={w} corrupted round {round} {setup:?}"));
+            let run = check(
+                w,
+                &setup,
+                &frames,
+                pv,
+                pr,
+                &mut rng,
+                &format!("W={w} corrupted round {round} {setup:?}"),
+            );
             let c = run.counters.as_array();
             let mut s = seen.as_array();
             for (a, b) in s.iter_mut().zip(c) {
@@ -75,25 +116,53 @@ fn model_matches_software_receive_corrupted() {
 /// split over two SMBus packets, at every width.
 #[test]
 fn golden_frames() {
-    const FRAME: [u8; 12] = [0x3A, 0x0F, 0x08, 0x21, 0x01, 0x09, 0x08, 0xC8, 0x00, 0x80, 0x02, 0x30];
+    const FRAME: [u8; 12] = [
+        0x3A, 0x0F, 0x08, 0x21, 0x01, 0x09, 0x08, 0xC8, 0x00, 0x80, 0x02, 0x30,
+    ];
     let mut nvme = vec![0x84u8, 0x08, 0, 0];
     nvme.extend((0..58).map(|i| i as u8));
     let req = TxRequest {
         config: TxConfig::new(0x08, 0x09, 0, true),
         append_mic: true,
-        smbus: Some(SmbusAddresses { src: 0x10, dst: 0x1D }),
+        smbus: Some(SmbusAddresses {
+            src: 0x10,
+            dst: 0x1D,
+        }),
     };
     let nvme_frames = transmit(&req, &nvme).unwrap();
     assert_eq!(nvme_frames.len(), 2);
     let mut rng = rand::rngs::StdRng::seed_from_u64(1);
     for w in [1, 4, 8] {
-        let plain = RxSetup { smbus: true, mic: false, strict: true, max_len: 4224 };
-        let run = check(w, &plain, &[FRAME.to_vec()], 1.0, 1.0, &mut rng, "golden get eid");
+        let plain = RxSetup {
+            smbus: true,
+            mic: false,
+            strict: true,
+            max_len: 4224,
+        };
+        let run = check(
+            w,
+            &plain,
+            &[FRAME.to_vec()],
+            1.0,
+            1.0,
+            &mut rng,
+            "golden get eid",
+        );
         assert_eq!(run.messages[0].bytes, [0x00, 0x80, 0x02]);
-        assert_eq!((run.messages[0].src, run.messages[0].dst, run.messages[0].tag_owner), (0x08, 0x09, true));
+        assert_eq!(
+            (
+                run.messages[0].src,
+                run.messages[0].dst,
+                run.messages[0].tag_owner
+            ),
+            (0x08, 0x09, true)
+        );
         let mic = RxSetup { mic: true, ..plain };
         let run = check(w, &mic, &nvme_frames, 1.0, 1.0, &mut rng, "golden nvme-mi");
-        assert_eq!(run.messages[0].bytes, nvme, "W={w}: MIC checked and stripped");
+        assert_eq!(
+            run.messages[0].bytes, nvme,
+            "W={w}: MIC checked and stripped"
+        );
         let mut bad = nvme_frames.clone();
         let n = bad[1].len();
         bad[1][n - 2] ^= 0x01; // the PEC: a binding drop, context kept
@@ -109,22 +178,45 @@ fn golden_frames() {
 fn longest_message_and_ring_full() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(2);
     for w in [1, 8] {
-        let setup = RxSetup { smbus: false, mic: true, strict: true, max_len: HW_MAX_LEN };
+        let setup = RxSetup {
+            smbus: false,
+            mic: true,
+            strict: true,
+            max_len: HW_MAX_LEN,
+        };
         let mut frames = Vec::new();
         for len in [HW_MAX_LEN - 4, 100, HW_MAX_LEN - 4, HW_MAX_LEN - 3] {
             let mut msg: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
             msg[0] |= 0x80;
-            let req = TxRequest { config: TxConfig { mtu: 251, ..TxConfig::new(8, 9, 1, true) }, append_mic: true, smbus: None };
+            let req = TxRequest {
+                config: TxConfig {
+                    mtu: 251,
+                    ..TxConfig::new(8, 9, 1, true)
+                },
+                append_mic: true,
+                smbus: None,
+            };
             match transmit(&req, &msg) {
                 Ok(f) => frames.extend(f),
                 Err(_) => {
                     offload_driver::nvme_mi::append_mic(&mut msg);
-                    let req = TxRequest { append_mic: false, ..req };
+                    let req = TxRequest {
+                        append_mic: false,
+                        ..req
+                    };
                     frames.extend(transmit(&req, &msg).unwrap());
                 }
             }
         }
-        let run = check(w, &setup, &frames, 1.0, 0.3, &mut rng, &format!("W={w} longest"));
+        let run = check(
+            w,
+            &setup,
+            &frames,
+            1.0,
+            0.3,
+            &mut rng,
+            &format!("W={w} longest"),
+        );
         assert_eq!((run.counters.messages, run.counters.too_long), (3, 1));
     }
 }
@@ -135,13 +227,33 @@ fn longest_message_and_ring_full() {
 fn throughput_one_beat_per_clock_plus_one_per_packet() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(3);
     for w in [1, 4, 8] {
-        let setup = RxSetup { smbus: false, mic: true, strict: true, max_len: 4224 };
+        let setup = RxSetup {
+            smbus: false,
+            mic: true,
+            strict: true,
+            max_len: 4224,
+        };
         let frames = random_rx_frames(&mut rng, &setup, 30, 4224, 0.0);
-        let run = check(w, &setup, &frames, 1.0, 1.0, &mut rng, &format!("W={w} rate"));
+        let run = check(
+            w,
+            &setup,
+            &frames,
+            1.0,
+            1.0,
+            &mut rng,
+            &format!("W={w} rate"),
+        );
         let packets = frames.len() as u64;
         let clocks = run.span.1 - run.span.0 + 1;
-        assert!(clocks <= run.in_beats + packets, "W={w}: {clocks} clocks for {} beats + {packets} packets", run.in_beats);
-        assert!(run.cycles > clocks, "W={w}: the last message drains after the input ends");
+        assert!(
+            clocks <= run.in_beats + packets,
+            "W={w}: {clocks} clocks for {} beats + {packets} packets",
+            run.in_beats
+        );
+        assert!(
+            run.cycles > clocks,
+            "W={w}: the last message drains after the input ends"
+        );
     }
 }
 
@@ -157,7 +269,11 @@ fn verilog_of<const D: usize, const K: usize>() -> String {
 #[test]
 fn verilog_is_clean() {
     use rust_hdl::prelude::*;
-    for (w, v) in [(1, verilog_of::<8, 1>()), (4, verilog_of::<32, 4>()), (8, verilog_of::<64, 8>())] {
+    for (w, v) in [
+        (1, verilog_of::<8, 1>()),
+        (4, verilog_of::<32, 4>()),
+        (8, verilog_of::<64, 8>()),
+    ] {
         yosys_validate(&format!("mctp_rx_w{w}"), &v).unwrap_or_else(|e| panic!("W={w}: {e:?}"));
         crate::tools::verilator_lint(&v, "top").unwrap_or_else(|e| panic!("W={w}: {e}"));
     }
@@ -168,11 +284,15 @@ fn verilog_is_clean() {
 #[test]
 fn rust_hdl_simulation_golden_frame() {
     use rust_hdl::prelude::*;
-    const FRAME: [u8; 12] = [0x3A, 0x0F, 0x08, 0x21, 0x01, 0x09, 0x08, 0xC8, 0x00, 0x80, 0x02, 0x30];
+    const FRAME: [u8; 12] = [
+        0x3A, 0x0F, 0x08, 0x21, 0x01, 0x09, 0x08, 0xC8, 0x00, 0x80, 0x02, 0x30,
+    ];
     let mut uut = super::MctpRx::<32, 4>::default();
     uut.connect_all();
     let mut sim = Simulation::new();
-    sim.add_clock(5, |x: &mut Box<super::MctpRx<32, 4>>| x.clock.next = !x.clock.val());
+    sim.add_clock(5, |x: &mut Box<super::MctpRx<32, 4>>| {
+        x.clock.next = !x.clock.val()
+    });
     sim.add_testbench(move |mut sim: Sim<super::MctpRx<32, 4>>| {
         let mut x = sim.init()?;
         x.reset.next = true;
@@ -235,7 +355,10 @@ fn many_small_corrupted_cases() {
                 for f in &frames {
                     eprintln!("  {} octets: {:02x?}", f.len(), &f[..f.len().min(12)]);
                 }
-                panic!("seed {seed} W={w} {setup:?}: got {:?}, software {:?}", run.counters, want.counters);
+                panic!(
+                    "seed {seed} W={w} {setup:?}: got {:?}, software {:?}",
+                    run.counters, want.counters
+                );
             }
         }
     }
@@ -248,9 +371,22 @@ fn directed_cases() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(11);
     for w in [1, 4, 8] {
         for bits in 0..8 {
-            let setup = RxSetup { smbus: bits & 1 != 0, mic: bits & 2 != 0, strict: bits & 4 != 0, max_len: 4224 };
+            let setup = RxSetup {
+                smbus: bits & 1 != 0,
+                mic: bits & 2 != 0,
+                strict: bits & 4 != 0,
+                max_len: 4224,
+            };
             let frames = rx_directed_frames(&setup);
-            let run = check(w, &setup, &frames, 1.0, 0.2, &mut rng, &format!("W={w} directed {setup:?}"));
+            let run = check(
+                w,
+                &setup,
+                &frames,
+                1.0,
+                0.2,
+                &mut rng,
+                &format!("W={w} directed {setup:?}"),
+            );
             let c = run.counters;
             assert_eq!((c.messages, c.restarted), (7, 1), "W={w} {setup:?}: {c:?}");
         }

@@ -21,7 +21,11 @@ fn log2(x: u32) -> usize {
 
 pub fn body(m: &MctpRxModel) -> String {
     // The flags octet is read as {SOM, EOM, seq[1:0], TO, tag[2:0]}.
-    assert_eq!((SOM_BIT, EOM_BIT, SEQ_SHIFT, TO_BIT), (7, 6, 4, 3), "MCTP flag layout changed");
+    assert_eq!(
+        (SOM_BIT, EOM_BIT, SEQ_SHIFT, TO_BIT),
+        (7, 6, 4, 3),
+        "MCTP flag layout changed"
+    );
     let w = m.w;
     let db = 8 * w;
     let rb = log2(m.rw);
@@ -100,7 +104,14 @@ pub fn body(m: &MctpRxModel) -> String {
     o!("   m_tdata = {db}'h0; m_tkeep = {w}'h0; m_tvalid = 1'b0; m_tlast = 1'b0;");
     o!("   m_src_eid = 8'h0; m_dst_eid = 8'h0; m_tag = 3'h0; m_to = 1'b0;");
     let counters = super::COUNTERS;
-    o!("   {}", counters.iter().map(|c| format!("{c} = 32'h0;")).collect::<Vec<_>>().join(" "));
+    o!(
+        "   {}",
+        counters
+            .iter()
+            .map(|c| format!("{c} = 32'h0;"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
     o!("end");
 
     // ---- Reader ----
@@ -109,9 +120,17 @@ pub fn body(m: &MctpRxModel) -> String {
     o!("wire [{}:0] dq_head = dq[dhead];", dqw - 1);
     o!("wire [{}:0] e_rd = rd_active ? rd : dq_head;", dqw - 1);
     o!("wire e_slot = e_rd[{f_slot}];");
-    o!("wire [{}:0] e_start = e_rd[{}:{f_start}];", ab - 1, f_start + ab - 1);
+    o!(
+        "wire [{}:0] e_start = e_rd[{}:{f_start}];",
+        ab - 1,
+        f_start + ab - 1
+    );
     o!("wire [12:0] e_len = e_rd[{}:{f_len}];", f_len + 12);
-    o!("wire [{}:0] e_next = e_rd[{}:{f_next}];", ab - 1, f_next + ab - 1);
+    o!(
+        "wire [{}:0] e_next = e_rd[{}:{f_next}];",
+        ab - 1,
+        f_next + ab - 1
+    );
     o!("wire [7:0] e_src = e_rd[{}:{f_src}];", f_src + 7);
     o!("wire [7:0] e_dst = e_rd[{}:{f_dst}];", f_dst + 7);
     o!("wire [2:0] e_tag = e_rd[{}:{f_tag}];", f_tag + 2);
@@ -149,7 +168,10 @@ pub fn body(m: &MctpRxModel) -> String {
     o!("wire [7:0] mh3 = cfg_smbus ? {} : h3;", hb(7));
     o!("wire [15:0] pkt_len = cfg_smbus ? flen - 16'd5 : flen;");
     o!("wire [15:0] maxl = (cfg_max_len > 13'd{HW_MAX_LEN}) ? 16'd{HW_MAX_LEN} : {{3'h0, cfg_max_len}};");
-    o!("wire v_oversize = ~cfg_smbus & (flen > 16'd{});", HEADER_LEN + MAX_PAYLOAD);
+    o!(
+        "wire v_oversize = ~cfg_smbus & (flen > 16'd{});",
+        HEADER_LEN + MAX_PAYLOAD
+    );
     o!("wire v_smb1 = cfg_smbus & ((flen < 16'd5) | (flen - 16'd4 != {{8'h0, h2}}));");
     o!("wire v_pec = cfg_smbus & ~pec_ok;");
     o!("wire v_smb2 = cfg_smbus & ((h1 != 8'h{COMMAND_CODE:02X}) | h0[0] | ~h3[0]);");
@@ -176,8 +198,15 @@ pub fn body(m: &MctpRxModel) -> String {
         m.residue
     );
     o!("wire publish = endc & j_deliver & ~mic_bad;");
-    o!("wire [{}:0] j_next = wa + {{{}'h0, wf != 8'h0}};", ab - 1, ab - 1);
-    o!("wire [{}:0] j_start = (tgt == T_SLOT) ? {ab}'h0 : (j_som ? sa : ms);", ab - 1);
+    o!(
+        "wire [{}:0] j_next = wa + {{{}'h0, wf != 8'h0}};",
+        ab - 1,
+        ab - 1
+    );
+    o!(
+        "wire [{}:0] j_start = (tgt == T_SLOT) ? {ab}'h0 : (j_som ? sa : ms);",
+        ab - 1
+    );
     o!("wire [15:0] j_olen = j_len - (cfg_mic ? 16'd{MIC_LEN} : 16'd0);");
     o!(
         "wire [{}:0] j_desc = {{mh3[3], mh3[2:0], mh1, mh2, j_next, j_olen[12:0], j_start, tgt == T_SLOT}};",
@@ -222,7 +251,11 @@ pub fn body(m: &MctpRxModel) -> String {
     o!("wire d_slot = d_som & ctx_open & ~d_match & d_eom;");
     o!("wire d_ring_som = d_som & ~(ctx_open & ~d_match);");
     o!("wire d_ring_cont = ~d_som & d_match;");
-    o!("wire [{}:0] c_end = c_wa + {{{}'h0, c_wf != 8'h0}};", ab - 1, ab - 1);
+    o!(
+        "wire [{}:0] c_end = c_wa + {{{}'h0, c_wf != 8'h0}};",
+        ab - 1,
+        ab - 1
+    );
     o!("wire [1:0] e_tgt = ~flags_here ? tgt : (d_slot ? T_SLOT : ((d_ring_som | d_ring_cont) ? T_RING : T_NONE));");
     o!(
         "wire [{}:0] e_wa = ~flags_here ? wa : (d_slot ? {ab}'h0 : (d_ring_som ? (ctx_open ? c_end : ms) : (d_ring_cont ? c_wa : wa)));",
@@ -231,12 +264,21 @@ pub fn body(m: &MctpRxModel) -> String {
     o!("wire fresh = flags_here & (d_slot | d_ring_som);");
     o!("wire cont = flags_here & d_ring_cont;");
     o!("wire [7:0] e_wf = fresh ? 8'h0 : (cont ? c_wf : wf);");
-    o!("wire [{}:0] e_win = fresh ? {db}'h0 : (cont ? c_win : win);", db - 1);
-    o!("wire [{}:0] e_mic = fresh ? {mic_rb}'h{mic_init:X} : (cont ? mic_c : mic_w);", mic_rb - 1);
+    o!(
+        "wire [{}:0] e_win = fresh ? {db}'h0 : (cont ? c_win : win);",
+        db - 1
+    );
+    o!(
+        "wire [{}:0] e_mic = fresh ? {mic_rb}'h{mic_init:X} : (cont ? mic_c : mic_w);",
+        mic_rb - 1
+    );
     o!("wire [7:0] e_first = fresh ? 8'h0 : (cont ? c_first : first_w);");
     o!("wire in_first = ~in_frame;");
     o!("wire [{}:0] used = e_wa - rp;", ab - 1);
-    o!("wire ring_ok = (e_tgt != T_RING) | (used <= {ab}'d{});", m.rw - 2);
+    o!(
+        "wire ring_ok = (e_tgt != T_RING) | (used <= {ab}'d{});",
+        m.rw - 2
+    );
     o!("wire slot_ok = ~(flags_here & (e_tgt == T_SLOT) & slot_busy);");
     o!("wire start_ok = ~in_first | (dcount < {}'d{dd});", dh + 1);
     o!("wire rdy = ~reset & ~endc & start_ok & ring_ok & slot_ok;");
@@ -244,7 +286,10 @@ pub fn body(m: &MctpRxModel) -> String {
     o!("always @(*) s_tready = rdy;");
 
     // Payload lanes [a, kk), clipped to the packet limit, shifted down to lane 0.
-    o!("wire [7:0] hp = cfg_smbus ? 8'd{} : 8'd{HEADER_LEN};", HEADER_LEN + 4);
+    o!(
+        "wire [7:0] hp = cfg_smbus ? 8'd{} : 8'd{HEADER_LEN};",
+        HEADER_LEN + 4
+    );
     o!("wire [7:0] kk = s_tlast ? ((cfg_smbus & (k != 8'd0)) ? k - 8'd1 : (cfg_smbus ? 8'd0 : k)) : 8'd{w};");
     o!("wire [15:0] hp16 = {{8'h0, hp}};");
     o!("wire [15:0] a16 = (hp16 > pos) ? hp16 - pos : 16'd0;");
@@ -253,24 +298,52 @@ pub fn body(m: &MctpRxModel) -> String {
     o!("wire [15:0] room = 16'd{MAX_PAYLOAD} - pidx;");
     o!("wire [7:0] n_eff = ({{8'h0, n}} < room) ? n : room[7:0];");
     o!("wire [{}:0] sh = s_tdata >> {{a, 3'b000}};", db - 1);
-    let pm: Vec<String> =
-        (0..w).rev().map(|j| format!("((8'd{j} < n_eff) ? sh[{}:{}] : 8'h0)", 8 * j + 7, 8 * j)).collect();
+    let pm: Vec<String> = (0..w)
+        .rev()
+        .map(|j| format!("((8'd{j} < n_eff) ? sh[{}:{}] : 8'h0)", 8 * j + 7, 8 * j))
+        .collect();
     o!("wire [{}:0] pay = {{{}}};", db - 1, pm.join(", "));
-    let wm: Vec<String> =
-        (0..w).rev().map(|j| format!("((8'd{j} < e_wf) ? e_win[{}:{}] : 8'h0)", 8 * j + 7, 8 * j)).collect();
+    let wm: Vec<String> = (0..w)
+        .rev()
+        .map(|j| format!("((8'd{j} < e_wf) ? e_win[{}:{}] : 8'h0)", 8 * j + 7, 8 * j))
+        .collect();
     o!("wire [{}:0] win_m = {{{}}};", db - 1, wm.join(", "));
-    o!("wire [{}:0] comb = {{{db}'h0, win_m}} | ({{{db}'h0, pay}} << {{e_wf, 3'b000}});", 2 * db - 1);
+    o!(
+        "wire [{}:0] comb = {{{db}'h0, win_m}} | ({{{db}'h0, pay}} << {{e_wf, 3'b000}});",
+        2 * db - 1
+    );
     o!("wire [7:0] total = e_wf + n_eff;");
     o!("wire full = total >= 8'd{w};");
     o!("wire [{}:0] all_keep = {ones};", w - 1);
-    s.push_str(&step_logic(&m.mic_net, "mw", "e_mic", &format!("comb[{}:0]", db - 1), "all_keep"));
-    o!("wire [{}:0] pec_keep = s_tlast ? {{{}}} : {ones};", w - 1, (0..w).rev().map(|j| format!("(k > 8'd{})", j + 1)).collect::<Vec<_>>().join(", "));
-    s.push_str(&step_logic(&m.pec_net, "pc", "pec_r", "s_tdata", "pec_keep"));
+    s.push_str(&step_logic(
+        &m.mic_net,
+        "mw",
+        "e_mic",
+        &format!("comb[{}:0]", db - 1),
+        "all_keep",
+    ));
+    o!(
+        "wire [{}:0] pec_keep = s_tlast ? {{{}}} : {ones};",
+        w - 1,
+        (0..w)
+            .rev()
+            .map(|j| format!("(k > 8'd{})", j + 1))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    s.push_str(&step_logic(
+        &m.pec_net, "pc", "pec_r", "s_tdata", "pec_keep",
+    ));
     o!("reg [7:0] pec_lane;");
     o!("always @(*) begin");
     o!("   pec_lane = 8'h0;");
     for j in 0..w {
-        o!("   if (k == 8'd{}) pec_lane = s_tdata[{}:{}];", j + 1, 8 * j + 7, 8 * j);
+        o!(
+            "   if (k == 8'd{}) pec_lane = s_tdata[{}:{}];",
+            j + 1,
+            8 * j + 7,
+            8 * j
+        );
     }
     o!("end");
     o!("wire [16:0] pos_sum = {{1'b0, pos}} + {{9'h0, (s_tlast ? k : 8'd{w})}};");
@@ -289,7 +362,11 @@ pub fn body(m: &MctpRxModel) -> String {
         sb - 1,
         rb - 1
     );
-    o!("wire [{}:0] w_data = beat_we ? comb[{}:0] : win;", db - 1, db - 1);
+    o!(
+        "wire [{}:0] w_data = beat_we ? comb[{}:0] : win;",
+        db - 1,
+        db - 1
+    );
     o!("always @(posedge clock) begin");
     o!("   if (beat_we | end_we) mem[w_idx] <= w_data;");
     o!("   if (rd_en) m_tdata <= mem[rd_idx];");
@@ -305,7 +382,14 @@ pub fn body(m: &MctpRxModel) -> String {
     o!("      dhead <= {dh}'h0; dcount <= {}'h0; slot_busy <= 1'b0; rd_active <= 1'b0; rd <= {dqw}'h0; rp <= {ab}'h0;", dh + 1);
     o!("      m_tkeep <= {w}'h0; m_tvalid <= 1'b0; m_tlast <= 1'b0;");
     o!("      m_src_eid <= 8'h0; m_dst_eid <= 8'h0; m_tag <= 3'h0; m_to <= 1'b0;");
-    o!("      {}", counters.iter().map(|c| format!("{c} <= 32'h0;")).collect::<Vec<_>>().join(" "));
+    o!(
+        "      {}",
+        counters
+            .iter()
+            .map(|c| format!("{c} <= 32'h0;"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
     o!("   end else begin");
     // Reader.
     o!("      if (adv) m_tvalid <= 1'b0;");
@@ -372,9 +456,15 @@ pub fn body(m: &MctpRxModel) -> String {
     o!("         if (flags_here) sa <= e_wa;");
     o!("         if (e_tgt != T_NONE) begin");
     o!("            if (full) begin");
-    o!("               wa <= e_wa1; win <= comb[{}:{db}]; wf <= total - 8'd{w}; mic_w <= mw_nxt;", 2 * db - 1);
+    o!(
+        "               wa <= e_wa1; win <= comb[{}:{db}]; wf <= total - 8'd{w}; mic_w <= mw_nxt;",
+        2 * db - 1
+    );
     o!("            end else begin");
-    o!("               wa <= e_wa; win <= comb[{}:0]; wf <= total; mic_w <= e_mic;", db - 1);
+    o!(
+        "               wa <= e_wa; win <= comb[{}:0]; wf <= total; mic_w <= e_mic;",
+        db - 1
+    );
     o!("            end");
     o!("            first_w <= (d_som & (pidx == 16'h0) & (n_eff != 8'h0)) ? pay[7:0] : e_first;");
     o!("         end");
@@ -383,6 +473,9 @@ pub fn body(m: &MctpRxModel) -> String {
     o!("   end");
     o!("end");
     o!("// Bits computed but not needed (Verilator's lint skips names containing `unused`).");
-    o!("wire [{}:0] unused_bits = {{j_olen[15:13], em3[5:4], mw_fin, w_addr[{rb}]}};", 3 + 2 + 32 + 1 - 1);
+    o!(
+        "wire [{}:0] unused_bits = {{j_olen[15:13], em3[5:4], mw_fin, w_addr[{rb}]}};",
+        3 + 2 + 32 + 1 - 1
+    );
     s
 }
