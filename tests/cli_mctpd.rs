@@ -326,3 +326,41 @@ fn bad_daemon_and_client_forms_fail_cleanly() {
         );
     }
 }
+
+#[test]
+fn daemons_over_a_unix_socket_and_the_only_control_socket() {
+    let dir = tmpdir("unix");
+    let run_dir = dir.join("run");
+    std::fs::create_dir_all(&run_dir).unwrap();
+    let env = [("XDG_RUNTIME_DIR", run_dir.as_path())];
+    let link = format!("unix:{}", dir.join("link.sock").display());
+    let a = spawn(&["--link", &link, "--listen", "--eid", "8"], &env);
+    assert!(a.banner.contains("listening on unix"), "{}", a.banner);
+    // B's control socket lives elsewhere, so A's is the only one in the default directory.
+    let cb = dir.join("b.sock");
+    let _b = spawn(
+        &[
+            "--link",
+            &link,
+            "--eid",
+            "9",
+            "--control",
+            cb.to_str().unwrap(),
+        ],
+        &env,
+    );
+    eventually(|| {
+        run_dir
+            .join("offload-mctpd-eid8.sock")
+            .exists()
+            .then_some(())
+    });
+    let out = Command::new(env!("CARGO_BIN_EXE_offload"))
+        .args(["mctp", "ping", "--eid", "9"])
+        .env("XDG_RUNTIME_DIR", &run_dir)
+        .output()
+        .unwrap();
+    assert!(ok(&out).starts_with("reply from eid 9: eid 9"));
+    assert!(ok(&mctp(&["ping", "--eid", "8"], &cb)).starts_with("reply from eid 8: eid 8"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
