@@ -71,6 +71,14 @@ fn every_entry_synthesises_for_xilinx() {
         if e.block == "mpa" && e.width_bytes > 8 {
             continue;
         }
+        // OffloadTop and the board core are the blocks above plus a register block (and FIFOs):
+        // each takes Yosys minutes (top_w4 ~5 min on 2 cores) to re-synthesise what this loop
+        // already synthesises block by block. `constraints/open-flow.sh` and `offload synth
+        // --block top` give their figures (docs/PERFORMANCE.md); their Verilog passes the
+        // lint and yosys_validate above.
+        if e.block == "top" || e.block == "board" {
+            continue;
+        }
         // W=64 CRC takes the longest of the rest (~tens of seconds).
         let r = ok(tools::synth_xilinx(&e.shipped_verilog(), &e.module_name()), &e.name);
         assert!(r.luts > 0 && r.ffs > 0, "{}: {}", e.name, r.stat);
