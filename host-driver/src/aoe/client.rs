@@ -25,6 +25,13 @@ pub trait Link {
     fn send(&mut self, frame: &[u8]) -> io::Result<()>;
     /// Waits up to `timeout` for an AoE frame (zero: do not wait); `None` on timeout.
     fn recv(&mut self, buf: &mut [u8], timeout: Duration) -> io::Result<Option<usize>>;
+    /// Sends several frames; links that can send them in one system call override it.
+    fn send_many(&mut self, frames: &[Vec<u8>]) -> io::Result<()> {
+        for f in frames {
+            self.send(f)?;
+        }
+        Ok(())
+    }
     /// Makes the link itself hold at most `frames` received frames, dropping (and counting) the
     /// rest, when it can (`Ok(false)` when it cannot).
     fn bound_queue(&mut self, _frames: usize) -> io::Result<bool> {

@@ -40,17 +40,28 @@ pub fn serve<L: Link, D: BlockDevice>(
     link.send(&out)?;
     stats.sent += 1;
     if bounded {
-        // The link's own queue holds Buffer Count frames and drops the rest: answer in order.
+        // The link's own queue holds Buffer Count frames and drops the rest. Answer what is
+        // waiting in order (at most a queue's worth), then send the answers in one go.
+        let cap = backlog.capacity();
+        let mut outs: Vec<Vec<u8>> = (0..cap).map(|_| Vec::with_capacity(buf.len())).collect();
         while !stop.load(Ordering::Relaxed) {
-            match link.recv(&mut buf, POLL)? {
-                Some(n) => {
-                    stats.received += 1;
-                    if target.handle(&buf[..n], &mut out) == Outcome::Respond {
-                        link.send(&out)?;
-                        stats.sent += 1;
-                    }
+            let mut k = 0;
+            let mut wait = POLL;
+            while k < cap {
+                let Some(n) = link.recv(&mut buf, wait)? else {
+                    break;
+                };
+                wait = Duration::ZERO;
+                stats.received += 1;
+                if target.handle(&buf[..n], &mut outs[k]) == Outcome::Respond {
+                    k += 1;
                 }
-                None => target.idle(),
+            }
+            if k > 0 {
+                link.send_many(&outs[..k])?;
+                stats.sent += k as u64;
+            } else if wait == POLL {
+                target.idle();
             }
         }
         stats.dropped = link.queue_drops()?;

@@ -434,6 +434,46 @@ impl PacketSocket {
         }
     }
 
+    /// Sends `frames` with as few `sendmmsg` calls as the kernel takes; each is zero-padded to
+    /// the Ethernet minimum.
+    pub fn send_frames(&mut self, frames: &[Vec<u8>]) -> io::Result<()> {
+        const ZEROS: [u8; ETH_MIN_FRAME] = [0; ETH_MIN_FRAME];
+        let mut done = 0;
+        while done < frames.len() {
+            let chunk = &frames[done..frames.len().min(done + BATCH)];
+            // SAFETY: each msghdr points at iovecs into `chunk` (and a static zero pad), all
+            // alive for the call; the kernel only reads them.
+            let sent = unsafe {
+                let mut iov: [[libc::iovec; 2]; BATCH] = std::mem::zeroed();
+                let mut msgs: [libc::mmsghdr; BATCH] = std::mem::zeroed();
+                for (i, f) in chunk.iter().enumerate() {
+                    iov[i][0].iov_base = f.as_ptr() as *mut libc::c_void;
+                    iov[i][0].iov_len = f.len();
+                    let pad = ETH_MIN_FRAME.saturating_sub(f.len());
+                    iov[i][1].iov_base = ZEROS.as_ptr() as *mut libc::c_void;
+                    iov[i][1].iov_len = pad;
+                    msgs[i].msg_hdr.msg_iov = iov[i].as_mut_ptr();
+                    msgs[i].msg_hdr.msg_iovlen = if pad > 0 { 2 } else { 1 };
+                }
+                libc::sendmmsg(
+                    self.fd.as_raw_fd(),
+                    msgs.as_mut_ptr(),
+                    chunk.len() as libc::c_uint,
+                    0,
+                )
+            };
+            if sent < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e);
+            }
+            done += sent as usize;
+        }
+        Ok(())
+    }
+
     /// Sends `frame` as it is, even shorter than the Ethernet minimum (veth delivers it so):
     /// for testing how a peer takes runt frames.
     pub fn send_unpadded(&mut self, frame: &[u8]) -> io::Result<()> {
@@ -538,6 +578,9 @@ impl Link for PacketSocket {
     }
     fn drain(&mut self, _buf: &mut [u8], sink: &mut dyn FnMut(&[u8])) -> io::Result<usize> {
         self.drain_frames(sink)
+    }
+    fn send_many(&mut self, frames: &[Vec<u8>]) -> io::Result<()> {
+        self.send_frames(frames)
     }
     fn bound_queue(&mut self, frames: usize) -> io::Result<bool> {
         self.set_rx_ring(frames)?;
