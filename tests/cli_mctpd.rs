@@ -187,6 +187,12 @@ fn two_daemons_over_a_pty_pair() {
     ));
     assert_eq!(out, "8488000001000000\n848800000000000030ff250300000000\n");
 
+    // A raw control request through `send`: Get MCTP Version Support for NVMe-MI (type 4).
+    assert_eq!(
+        ok(&mctp(&["send", "--type", "0", "--eid", "0x20", "--data", "80 04 04"], &ca)),
+        "0000040001f1f0ff00\n"
+    );
+
     // The mctp utility's views.
     assert_eq!(
         ok(&mctp(&["link", "show"], &ca)),

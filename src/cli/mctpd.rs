@@ -300,13 +300,19 @@ pub fn run(a: MctpdArgs) -> anyhow::Result<()> {
     if a.nvme_mi {
         types.push(TYPE_NVME_MI);
     }
-    let config = ResponderConfig {
+    let mut config = ResponderConfig {
         uuid,
         endpoint_type: u8::from(a.bus_owner.is_some()),
         eid_type: if a.eid.is_some() { 2 } else { 0 },
         message_types: types,
         ..Default::default()
     };
+    if a.nvme_mi {
+        // NVMe-MI over MCTP binding (DSP0235) 1.0: BCD major, minor, no update (0xFF), alpha 0.
+        config
+            .versions
+            .insert(TYPE_NVME_MI, vec![[0xF1, 0xF0, 0xFF, 0x00]]);
+    }
     let mut services: Vec<ServiceHandle> = vec![ControlResponder::new(config).spawn(&ep)?];
     if a.nvme_mi {
         let model = SubsystemModel {
