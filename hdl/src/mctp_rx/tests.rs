@@ -392,3 +392,165 @@ fn directed_cases() {
         }
     }
 }
+
+/// Table-driven packet sequences in the style of the Linux kernel's
+/// `net/mctp/test/route-test.c` (and of the software reassembler's own table): flags,
+/// sequence, tag and payload length per packet; the block must deliver and drop exactly as the
+/// software does, and the table states what that is.
+#[test]
+fn packet_sequence_table() {
+    use offload_driver::mctp::Header;
+    // (som, eom, seq, tag, payload length)
+    type P = (bool, bool, u8, u8, usize);
+    const S: fn(u8) -> P = |q| (true, false, q, 0, 64);
+    const M: fn(u8) -> P = |q| (false, false, q, 0, 64);
+    const E: fn(u8) -> P = |q| (false, true, q, 0, 10);
+    const SE: fn(u8) -> P = |q| (true, true, q, 0, 10);
+    // (name, packets, messages delivered, drop counters)
+    let cases: Vec<(&str, Vec<P>, u32, RxCounters)> = vec![
+        ("single packet", vec![SE(0)], 1, RxCounters::default()),
+        ("start, end", vec![S(0), E(1)], 1, RxCounters::default()),
+        (
+            "sequence wraps",
+            vec![S(2), M(3), M(0), E(1)],
+            1,
+            RxCounters::default(),
+        ),
+        (
+            "end without start",
+            vec![E(1)],
+            0,
+            RxCounters {
+                no_context: 1,
+                ..Default::default()
+            },
+        ),
+        (
+            "duplicate middle",
+            vec![S(0), M(1), M(1), E(2)],
+            0,
+            RxCounters {
+                bad_sequence: 1,
+                no_context: 1,
+                ..Default::default()
+            },
+        ),
+        (
+            "lost middle",
+            vec![S(0), M(1), E(3)],
+            0,
+            RxCounters {
+                bad_sequence: 1,
+                ..Default::default()
+            },
+        ),
+        (
+            "restart",
+            vec![S(0), S(0), E(1)],
+            1,
+            RxCounters {
+                restarted: 1,
+                ..Default::default()
+            },
+        ),
+        (
+            "other tag while open",
+            vec![S(0), (true, false, 0, 5, 64), E(1)],
+            1,
+            RxCounters {
+                contexts_full: 1,
+                ..Default::default()
+            },
+        ),
+        (
+            "single packet of another tag while open",
+            vec![S(0), (true, true, 0, 5, 9), E(1)],
+            2,
+            RxCounters::default(),
+        ),
+        (
+            "short first unit",
+            vec![(true, false, 0, 0, 63), E(1)],
+            0,
+            RxCounters {
+                bad_unit_size: 1,
+                no_context: 1,
+                ..Default::default()
+            },
+        ),
+        (
+            "middle unit differs",
+            vec![(true, false, 0, 0, 80), M(1), E(2)],
+            0,
+            RxCounters {
+                bad_unit_size: 1,
+                no_context: 1,
+                ..Default::default()
+            },
+        ),
+        (
+            "end larger than the unit",
+            vec![S(0), (false, true, 1, 0, 65)],
+            0,
+            RxCounters {
+                bad_unit_size: 1,
+                ..Default::default()
+            },
+        ),
+        (
+            "end exactly one unit",
+            vec![S(0), (false, true, 1, 0, 64)],
+            1,
+            RxCounters::default(),
+        ),
+    ];
+    let mut rng = rand::rngs::StdRng::seed_from_u64(12);
+    for (name, packets, delivered, drops) in cases {
+        let frames: Vec<Vec<u8>> = packets
+            .iter()
+            .enumerate()
+            .map(|(i, &(som, eom, seq, tag, len))| {
+                let h = Header {
+                    dst: 0x09,
+                    src: 0x08,
+                    som,
+                    eom,
+                    seq,
+                    tag_owner: true,
+                    tag,
+                };
+                let mut p = h.encode().unwrap().to_vec();
+                p.extend(std::iter::repeat_n(i as u8, len));
+                p
+            })
+            .collect();
+        for w in [1, 4, 8] {
+            let setup = RxSetup {
+                smbus: false,
+                mic: false,
+                strict: true,
+                max_len: 4224,
+            };
+            let run = check(
+                w,
+                &setup,
+                &frames,
+                1.0,
+                0.5,
+                &mut rng,
+                &format!("W={w} {name}"),
+            );
+            assert_eq!(run.counters.messages, delivered, "W={w} {name}");
+            for (k, (got, want)) in run
+                .counters
+                .as_array()
+                .into_iter()
+                .zip(drops.as_array())
+                .enumerate()
+                .skip(1)
+            {
+                assert_eq!(got, want, "W={w} {name}: {}", super::COUNTERS[k]);
+            }
+        }
+    }
+}
