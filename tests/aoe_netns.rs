@@ -149,36 +149,39 @@ fn discover_lines(p: &VethPair) -> String {
 
 #[test]
 fn our_initiator_against_vblade() {
-    let Some(mut p) = pair(1500) else { return };
-    let img = Image::new("vblade", 4 << 20);
-    let iface = p.target_if.clone();
-    p.spawn("vblade", &["3", "1", &iface, img.path()]).unwrap();
-    wait_for(&p, 3, 1);
-    let d = discover_lines(&p);
-    assert!(
-        d.lines()
-            .any(|l| l.starts_with("3.1 mac=") && l.contains(" buffers=16 sectors=2 ")),
-        "{d}"
-    );
-    round_trip(&p, "3.1", &img);
-    // Past the end: refused before anything is sent.
-    let out = offload_in(
-        &p,
-        &[
-            "aoe",
-            "read",
-            "--iface",
-            &p.client_if,
-            "--target",
-            "3.1",
-            "--lba",
-            "8191",
-            "--count",
-            "2",
-        ],
-        b"",
-    );
-    assert!(!out.status.success() && out.stdout.is_empty());
+    for (mtu, sectors) in [(1500, 2), (9000, 17)] {
+        let Some(mut p) = pair(mtu) else { return };
+        let img = Image::new(&format!("vblade{mtu}"), 4 << 20);
+        let iface = p.target_if.clone();
+        p.spawn("vblade", &["3", "1", &iface, img.path()]).unwrap();
+        wait_for(&p, 3, 1);
+        let d = discover_lines(&p);
+        let want = format!(" buffers=16 sectors={sectors} ");
+        assert!(
+            d.lines()
+                .any(|l| l.starts_with("3.1 mac=") && l.contains(&want)),
+            "{d}"
+        );
+        round_trip(&p, "3.1", &img);
+        // Past the end: refused before anything is sent.
+        let out = offload_in(
+            &p,
+            &[
+                "aoe",
+                "read",
+                "--iface",
+                &p.client_if,
+                "--target",
+                "3.1",
+                "--lba",
+                "8191",
+                "--count",
+                "2",
+            ],
+            b"",
+        );
+        assert!(!out.status.success() && out.stdout.is_empty());
+    }
 }
 
 #[test]
