@@ -499,6 +499,174 @@ fn check_offset(offset: u8) -> Result<(), RegisterError> {
     Ok(())
 }
 
+/// What `TopStreams::stream` returns: the FPDUs (`mpa_m`) and the MCTP packets (`mctp_m`).
+pub type StreamOutput = (Vec<Vec<u8>>, Vec<Vec<u8>>);
+
+/// The streams of an `OffloadTop`, as a transport moves them: the MPA TX input and output and
+/// the MCTP TX input and output, whole frames each way.
+pub trait TopStreams {
+    /// Sends `ulpdus` into `mpa_s` and `messages` into `mctp_s` (concurrently where the
+    /// transport can) and returns what `mpa_m` (one FPDU per frame) and `mctp_m` (one packet per
+    /// frame) produced once both inputs are in and the outputs have gone quiet.
+    fn stream(
+        &mut self,
+        ulpdus: &[Vec<u8>],
+        messages: &[Vec<u8>],
+    ) -> Result<StreamOutput, RegisterError>;
+
+    /// Sends packets (one frame each) into `mctp_rx_s` and returns the messages `mctp_rx_m`
+    /// delivered, with their header fields. Transports without the RX path refuse.
+    fn stream_rx(
+        &mut self,
+        frames: &[Vec<u8>],
+    ) -> Result<Vec<crate::mctp::Message>, RegisterError> {
+        let _ = frames;
+        Err(RegisterError::Bus(
+            "this transport does not carry the MCTP RX path".into(),
+        ))
+    }
+
+    /// Clock cycles the hardware has run, when the transport knows (a simulation does).
+    fn cycles(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// The [`Offload`](crate::Offload) backend over any transport to an `OffloadTop`: configures
+/// through the registers, streams, and checks the counters against what came back. The
+/// Verilated top (`offload-sim`) and the XEM7010 board (FrontPanel, feature `board`) are two
+/// transports of this one backend.
+pub struct TopOffload<T: RegisterBus + TopStreams> {
+    regs: OffloadRegs<T>,
+    name: &'static str,
+}
+
+impl<T: RegisterBus + TopStreams> TopOffload<T> {
+    /// `name` is the backend name the CLI and errors use (`sim-top`, `ok`).
+    pub fn open(transport: T, name: &'static str) -> Result<Self, RegisterError> {
+        Ok(TopOffload {
+            regs: OffloadRegs::open(transport)?,
+            name,
+        })
+    }
+
+    pub fn regs(&mut self) -> &mut OffloadRegs<T> {
+        &mut self.regs
+    }
+
+    fn backend_err(&self, e: RegisterError) -> crate::OffloadError {
+        match e {
+            RegisterError::Mpa(e) => e.into(),
+            RegisterError::Mctp(e) => e.into(),
+            e => crate::OffloadError::Backend {
+                backend: self.name,
+                message: e.to_string(),
+            },
+        }
+    }
+
+    fn failed(&self, message: String) -> crate::OffloadError {
+        crate::OffloadError::Backend {
+            backend: self.name,
+            message,
+        }
+    }
+}
+
+impl<T: RegisterBus + TopStreams> crate::Offload for TopOffload<T> {
+    fn backend(&self) -> &'static str {
+        self.name
+    }
+
+    fn cycles(&self) -> Option<u64> {
+        self.regs.bus.cycles()
+    }
+
+    fn crc(
+        &mut self,
+        _kind: crate::crc::CrcKind,
+        _data: &[u8],
+    ) -> Result<u64, crate::OffloadError> {
+        Err(crate::OffloadError::Unsupported {
+            backend: self.name,
+            operation: "CRC (OffloadTop has no bare CRC engine)",
+        })
+    }
+
+    fn mpa_frame(
+        &mut self,
+        config: &FramingConfig,
+        start_offset: u64,
+        ulpdus: &[Vec<u8>],
+    ) -> Result<Vec<u8>, crate::OffloadError> {
+        // The software framer's refusals first: the hardware would drop and count them.
+        if let Some(u) = ulpdus
+            .iter()
+            .find(|u| u.is_empty() || u.len() > config.mulpdu)
+        {
+            if config.mulpdu == 0 || config.mulpdu > MAX_ULPDU {
+                return Err(MpaError::Mulpdu(config.mulpdu).into());
+            }
+            return Err(MpaError::UlpduLength {
+                len: u.len(),
+                mulpdu: config.mulpdu,
+            }
+            .into());
+        }
+        self.regs
+            .configure_mpa(config, start_offset)
+            .map_err(|e| self.backend_err(e))?;
+        let (fpdus, _) = self
+            .regs
+            .bus
+            .stream(ulpdus, &[])
+            .map_err(|e| self.backend_err(e))?;
+        let c = self.regs.counters().map_err(|e| self.backend_err(e))?;
+        let n = ulpdus.len() as u32;
+        if fpdus.len() != ulpdus.len()
+            || c.mpa_ulpdus_in != n
+            || c.mpa_fpdus != n
+            || c.mpa_dropped != 0
+        {
+            return Err(self.failed(format!(
+                "{n} ULPDUs in, {} FPDUs out; counters: {c}",
+                fpdus.len()
+            )));
+        }
+        Ok(fpdus.concat())
+    }
+
+    fn mctp_transmit(
+        &mut self,
+        request: &TxRequest,
+        message: &[u8],
+    ) -> Result<Vec<Vec<u8>>, crate::OffloadError> {
+        self.regs
+            .configure_mctp(request)
+            .map_err(|e| self.backend_err(e))?;
+        check_mctp_message(request, message).map_err(|e| self.backend_err(e))?;
+        let before = self.regs.counters().map_err(|e| self.backend_err(e))?;
+        let (_, packets) = self
+            .regs
+            .bus
+            .stream(&[], &[message.to_vec()])
+            .map_err(|e| self.backend_err(e))?;
+        let c = self.regs.counters().map_err(|e| self.backend_err(e))?;
+        let d = |a: u32, b: u32| a.wrapping_sub(b);
+        if d(c.mctp_messages, before.mctp_messages) != 1
+            || d(c.mctp_packets, before.mctp_packets) != packets.len() as u32
+            || d(c.mctp_dropped, before.mctp_dropped) != 0
+            || d(c.mctp_len_errors, before.mctp_len_errors) != 0
+        {
+            return Err(self.failed(format!(
+                "1 message in, {} packets out; counters before: {before}; after: {c}",
+                packets.len()
+            )));
+        }
+        Ok(packets)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -696,170 +864,5 @@ mod tests {
             "IC bit clear with a MIC"
         );
         assert!(check_mctp_message(&req, &[0x84, 1, 2]).is_ok());
-    }
-}
-
-/// The streams of an `OffloadTop`, as a transport moves them: the MPA TX input and output and
-/// the MCTP TX input and output, whole frames each way.
-pub trait TopStreams {
-    /// Sends `ulpdus` into `mpa_s` and `messages` into `mctp_s` (concurrently where the
-    /// transport can) and returns what `mpa_m` (one FPDU per frame) and `mctp_m` (one packet per
-    /// frame) produced once both inputs are in and the outputs have gone quiet.
-    fn stream(
-        &mut self,
-        ulpdus: &[Vec<u8>],
-        messages: &[Vec<u8>],
-    ) -> Result<(Vec<Vec<u8>>, Vec<Vec<u8>>), RegisterError>;
-
-    /// Sends packets (one frame each) into `mctp_rx_s` and returns the messages `mctp_rx_m`
-    /// delivered, with their header fields. Transports without the RX path refuse.
-    fn stream_rx(
-        &mut self,
-        frames: &[Vec<u8>],
-    ) -> Result<Vec<crate::mctp::Message>, RegisterError> {
-        let _ = frames;
-        Err(RegisterError::Bus(
-            "this transport does not carry the MCTP RX path".into(),
-        ))
-    }
-
-    /// Clock cycles the hardware has run, when the transport knows (a simulation does).
-    fn cycles(&self) -> Option<u64> {
-        None
-    }
-}
-
-/// The [`Offload`](crate::Offload) backend over any transport to an `OffloadTop`: configures
-/// through the registers, streams, and checks the counters against what came back. The
-/// Verilated top (`offload-sim`) and the XEM7010 board (FrontPanel, feature `board`) are two
-/// transports of this one backend.
-pub struct TopOffload<T: RegisterBus + TopStreams> {
-    regs: OffloadRegs<T>,
-    name: &'static str,
-}
-
-impl<T: RegisterBus + TopStreams> TopOffload<T> {
-    /// `name` is the backend name the CLI and errors use (`sim-top`, `ok`).
-    pub fn open(transport: T, name: &'static str) -> Result<Self, RegisterError> {
-        Ok(TopOffload {
-            regs: OffloadRegs::open(transport)?,
-            name,
-        })
-    }
-
-    pub fn regs(&mut self) -> &mut OffloadRegs<T> {
-        &mut self.regs
-    }
-
-    fn backend_err(&self, e: RegisterError) -> crate::OffloadError {
-        match e {
-            RegisterError::Mpa(e) => e.into(),
-            RegisterError::Mctp(e) => e.into(),
-            e => crate::OffloadError::Backend {
-                backend: self.name,
-                message: e.to_string(),
-            },
-        }
-    }
-
-    fn failed(&self, message: String) -> crate::OffloadError {
-        crate::OffloadError::Backend {
-            backend: self.name,
-            message,
-        }
-    }
-}
-
-impl<T: RegisterBus + TopStreams> crate::Offload for TopOffload<T> {
-    fn backend(&self) -> &'static str {
-        self.name
-    }
-
-    fn cycles(&self) -> Option<u64> {
-        self.regs.bus.cycles()
-    }
-
-    fn crc(
-        &mut self,
-        _kind: crate::crc::CrcKind,
-        _data: &[u8],
-    ) -> Result<u64, crate::OffloadError> {
-        Err(crate::OffloadError::Unsupported {
-            backend: self.name,
-            operation: "CRC (OffloadTop has no bare CRC engine)",
-        })
-    }
-
-    fn mpa_frame(
-        &mut self,
-        config: &FramingConfig,
-        start_offset: u64,
-        ulpdus: &[Vec<u8>],
-    ) -> Result<Vec<u8>, crate::OffloadError> {
-        // The software framer's refusals first: the hardware would drop and count them.
-        if let Some(u) = ulpdus
-            .iter()
-            .find(|u| u.is_empty() || u.len() > config.mulpdu)
-        {
-            if config.mulpdu == 0 || config.mulpdu > MAX_ULPDU {
-                return Err(MpaError::Mulpdu(config.mulpdu).into());
-            }
-            return Err(MpaError::UlpduLength {
-                len: u.len(),
-                mulpdu: config.mulpdu,
-            }
-            .into());
-        }
-        self.regs
-            .configure_mpa(config, start_offset)
-            .map_err(|e| self.backend_err(e))?;
-        let (fpdus, _) = self
-            .regs
-            .bus
-            .stream(ulpdus, &[])
-            .map_err(|e| self.backend_err(e))?;
-        let c = self.regs.counters().map_err(|e| self.backend_err(e))?;
-        let n = ulpdus.len() as u32;
-        if fpdus.len() != ulpdus.len()
-            || c.mpa_ulpdus_in != n
-            || c.mpa_fpdus != n
-            || c.mpa_dropped != 0
-        {
-            return Err(self.failed(format!(
-                "{n} ULPDUs in, {} FPDUs out; counters: {c}",
-                fpdus.len()
-            )));
-        }
-        Ok(fpdus.concat())
-    }
-
-    fn mctp_transmit(
-        &mut self,
-        request: &TxRequest,
-        message: &[u8],
-    ) -> Result<Vec<Vec<u8>>, crate::OffloadError> {
-        self.regs
-            .configure_mctp(request)
-            .map_err(|e| self.backend_err(e))?;
-        check_mctp_message(request, message).map_err(|e| self.backend_err(e))?;
-        let before = self.regs.counters().map_err(|e| self.backend_err(e))?;
-        let (_, packets) = self
-            .regs
-            .bus
-            .stream(&[], &[message.to_vec()])
-            .map_err(|e| self.backend_err(e))?;
-        let c = self.regs.counters().map_err(|e| self.backend_err(e))?;
-        let d = |a: u32, b: u32| a.wrapping_sub(b);
-        if d(c.mctp_messages, before.mctp_messages) != 1
-            || d(c.mctp_packets, before.mctp_packets) != packets.len() as u32
-            || d(c.mctp_dropped, before.mctp_dropped) != 0
-            || d(c.mctp_len_errors, before.mctp_len_errors) != 0
-        {
-            return Err(self.failed(format!(
-                "1 message in, {} packets out; counters before: {before}; after: {c}",
-                packets.len()
-            )));
-        }
-        Ok(packets)
     }
 }

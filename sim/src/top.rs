@@ -169,7 +169,7 @@ impl TopStreams for VerilatedTop {
         &mut self,
         ulpdus: &[Vec<u8>],
         messages: &[Vec<u8>],
-    ) -> Result<(Vec<Vec<u8>>, Vec<Vec<u8>>), RegisterError> {
+    ) -> Result<offload_driver::registers::StreamOutput, RegisterError> {
         let run = run_streams(
             &mut self.m,
             &[(&self.mpa_in, ulpdus), (&self.mctp_in, messages)],

@@ -346,7 +346,7 @@ pub fn body() -> String {
 
 /// `OkBridge` with an `OffloadTop` (MPA TX and MCTP TX at 4 octets per beat) behind it: the
 /// board design minus the Opal Kelly cells. Its ports are the FrontPanel endpoint signals.
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct BoardCore {
     pub clock: Signal<In, Clock>,
     pub wi_addr: Signal<In, Bits<16>>,
@@ -387,51 +387,6 @@ pub struct BoardCore {
     pub mctp_rx_m_to: Signal<Out, Bit>,
     pub bridge: OkBridge,
     pub top: OffloadTop<32, 4, 32, 4>,
-}
-
-impl Default for BoardCore {
-    fn default() -> Self {
-        BoardCore {
-            clock: Default::default(),
-            wi_addr: Default::default(),
-            wi_data_lo: Default::default(),
-            wi_data_hi: Default::default(),
-            wi_control: Default::default(),
-            ti_bus: Default::default(),
-            mpa_in_write: Default::default(),
-            mpa_in_data: Default::default(),
-            mctp_in_write: Default::default(),
-            mctp_in_data: Default::default(),
-            mpa_out_read: Default::default(),
-            mctp_out_read: Default::default(),
-            wo_data_lo: Default::default(),
-            wo_data_hi: Default::default(),
-            wo_status: Default::default(),
-            wo_mpa_in_free: Default::default(),
-            wo_mctp_in_free: Default::default(),
-            wo_mpa_out_count: Default::default(),
-            wo_mctp_out_count: Default::default(),
-            mpa_out_data: Default::default(),
-            mctp_out_data: Default::default(),
-            leds: Default::default(),
-            mctp_rx_s_tdata: Default::default(),
-            mctp_rx_s_tkeep: Default::default(),
-            mctp_rx_s_tvalid: Default::default(),
-            mctp_rx_s_tlast: Default::default(),
-            mctp_rx_s_tready: Default::default(),
-            mctp_rx_m_tdata: Default::default(),
-            mctp_rx_m_tkeep: Default::default(),
-            mctp_rx_m_tvalid: Default::default(),
-            mctp_rx_m_tlast: Default::default(),
-            mctp_rx_m_tready: Default::default(),
-            mctp_rx_m_src_eid: Default::default(),
-            mctp_rx_m_dst_eid: Default::default(),
-            mctp_rx_m_tag: Default::default(),
-            mctp_rx_m_to: Default::default(),
-            bridge: Default::default(),
-            top: Default::default(),
-        }
-    }
 }
 
 impl Logic for BoardCore {

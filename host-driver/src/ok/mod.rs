@@ -207,7 +207,7 @@ impl<F: FrontPanel> TopStreams for OkTransport<F> {
         &mut self,
         ulpdus: &[Vec<u8>],
         messages: &[Vec<u8>],
-    ) -> Result<(Vec<Vec<u8>>, Vec<Vec<u8>>), RegisterError> {
+    ) -> Result<crate::registers::StreamOutput, RegisterError> {
         let mut lanes = Vec::new();
         for (frames, pi, po, free, count, idle, ovf) in [
             (
