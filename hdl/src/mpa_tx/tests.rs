@@ -3,6 +3,7 @@
 
 use super::expected_fpdus;
 use super::model::{keep_mask, MpaTxModel, TxIn};
+use crate::test_support::assert_same;
 use offload_driver::mpa::FramingConfig;
 use rand::{Rng, SeedableRng};
 
@@ -85,19 +86,6 @@ pub fn run_model(
     (fpdus, cycles, m.regs.dropped)
 }
 
-
-/// Byte-exact comparison that reports the first difference, not two 4 KiB dumps.
-pub fn assert_same(got: &[u8], want: &[u8], what: &str) {
-    if let Some(i) = (0..got.len().min(want.len())).find(|&i| got[i] != want[i]) {
-        let lo = i.saturating_sub(8);
-        panic!(
-            "{what}: first difference at octet {i}: got {:02x?}, want {:02x?}",
-            &got[lo..(i + 8).min(got.len())],
-            &want[lo..(i + 8).min(want.len())]
-        );
-    }
-    assert_eq!(got.len(), want.len(), "{what}: lengths");
-}
 
 #[test]
 fn rfc5044_figures_5_and_6() {
