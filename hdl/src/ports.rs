@@ -53,3 +53,14 @@ pub fn ports_of(block: &dyn Block) -> Vec<Port> {
     block.accept("top", &mut p);
     p.ports
 }
+
+/// rust-hdl timing annotation of a block with one AXI-Stream input (`s_`) and one output
+/// (`m_`) on `clock`: what every streaming block reports.
+pub fn axis_timing(name: &str) -> Vec<TimingInfo> {
+    vec![TimingInfo {
+        name: name.into(),
+        clock: "clock".into(),
+        inputs: vec!["s_tdata".into(), "s_tvalid".into(), "m_tready".into()],
+        outputs: vec!["m_tdata".into(), "m_tvalid".into(), "s_tready".into()],
+    }]
+}

@@ -141,21 +141,8 @@ pub struct MctpRxRun {
     pub stream: StreamRun,
 }
 
-/// The RX block's counter ports, in order.
-pub const RX_COUNTERS: [&str; 12] = [
-    "messages",
-    "malformed",
-    "no_context",
-    "bad_sequence",
-    "bad_unit_size",
-    "restarted",
-    "too_long",
-    "contexts_full",
-    "bad_pec",
-    "bad_smbus",
-    "mic_errors",
-    "oversize",
-];
+/// The RX block's counter ports, in order (the software model's list).
+pub use offload_driver::mctp::RX_COUNTERS;
 
 /// Resets `m` (an MCTP RX model) with `cfg` on its static ports and feeds it `frames` (one
 /// per packet). The header fields of each delivered message are read from `m_src_eid`,

@@ -70,21 +70,8 @@ pub struct MctpRx<const D: usize, const K: usize> {
     _model: MctpRxModel,
 }
 
-/// The counter ports in declaration order, with the model's value of each.
-pub const COUNTERS: [&str; 12] = [
-    "messages",
-    "malformed",
-    "no_context",
-    "bad_sequence",
-    "bad_unit_size",
-    "restarted",
-    "too_long",
-    "contexts_full",
-    "bad_pec",
-    "bad_smbus",
-    "mic_errors",
-    "oversize",
-];
+/// The counter ports in declaration order (the software model's list).
+pub use offload_driver::mctp::RX_COUNTERS as COUNTERS;
 
 impl RxCounters {
     /// The counters in [`COUNTERS`] order.
@@ -227,12 +214,7 @@ impl<const D: usize, const K: usize> Logic for MctpRx<D, K> {
     }
 
     fn timing(&self) -> Vec<TimingInfo> {
-        vec![TimingInfo {
-            name: "mctp_rx".into(),
-            clock: "clock".into(),
-            inputs: vec!["s_tdata".into(), "s_tvalid".into(), "m_tready".into()],
-            outputs: vec!["m_tdata".into(), "m_tvalid".into(), "s_tready".into()],
-        }]
+        crate::ports::axis_timing("mctp_rx")
     }
 }
 

@@ -155,12 +155,7 @@ impl<const D: usize, const K: usize> Logic for MctpTx<D, K> {
     }
 
     fn timing(&self) -> Vec<TimingInfo> {
-        vec![TimingInfo {
-            name: "mctp_tx".into(),
-            clock: "clock".into(),
-            inputs: vec!["s_tdata".into(), "s_tvalid".into(), "m_tready".into()],
-            outputs: vec!["m_tdata".into(), "m_tvalid".into(), "s_tready".into()],
-        }]
+        crate::ports::axis_timing("mctp_tx")
     }
 }
 

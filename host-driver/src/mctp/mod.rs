@@ -143,6 +143,26 @@ pub struct RxProblem {
     pub error: RxError,
 }
 
+/// The counters of a one-context hardware depacketizer (offload-hdl's `mctp_rx`), one per
+/// reason this module's `receive` keeps a message or drops a packet: [`ReassemblyStats`]'s
+/// (`timed_out` aside: the block has no timer), then SMBus PEC and binding errors, MIC errors
+/// and frames over the block's buffer. One list for the block's ports, its co-simulation and
+/// the register map.
+pub const RX_COUNTERS: [&str; 12] = [
+    "messages",
+    "malformed",
+    "no_context",
+    "bad_sequence",
+    "bad_unit_size",
+    "restarted",
+    "too_long",
+    "contexts_full",
+    "bad_pec",
+    "bad_smbus",
+    "mic_errors",
+    "oversize",
+];
+
 /// What [`receive`] made of the frames.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RxReport {
