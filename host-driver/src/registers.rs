@@ -735,6 +735,9 @@ mod tests {
                 register(MCTP_RX_MESSAGES + 4 * i as u8).map(|r| r.name),
                 Some(*name)
             );
+            // The register of the block's counter port of the same place and name.
+            let port = crate::mctp::RX_COUNTERS[i];
+            assert_eq!(*name, format!("MCTP_RX_{}", port.to_ascii_uppercase()));
         }
     }
 
