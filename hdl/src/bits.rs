@@ -26,3 +26,16 @@ pub fn bytes_to_bits<const N: usize>(bytes: &[u8]) -> Bits<N> {
     }
     b
 }
+
+/// The octets of a `Bits<N>` (octet 0 from bits 7:0), for wide data ports.
+pub fn octets<const N: usize>(b: &Bits<N>) -> Vec<u8> {
+    let mut v = vec![0u8; N.div_ceil(8)];
+    for (i, o) in v.iter_mut().enumerate() {
+        for j in 0..8.min(N - 8 * i) {
+            if b.get_bit(8 * i + j) {
+                *o |= 1 << j;
+            }
+        }
+    }
+    v
+}

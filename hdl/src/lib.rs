@@ -1,8 +1,13 @@
 //! `offload-hdl`: the hardware blocks of the offload, written in rust-hdl and emitted as
 //! Verilog.
 //!
-//! - [`crc`]: the streaming parallel CRC engine; its XOR network is computed here from the
-//!   same Rocksoft parameters the software CRCs use (`offload_driver::crc`).
+//! - [`axis`]: the AXI4-Stream bundle every streaming block uses, and the skid buffer.
+//! - [`crc`]: the streaming parallel CRC engine and the CRC step leaf; its XOR network is
+//!   computed here from the same Rocksoft parameters the software CRCs use
+//!   (`offload_driver::crc`).
+//! - [`mpa_tx`]: the MPA framer (RFC 5044 FPDUs, Markers, CRC-32C).
+//! - [`testbench`]: the one testbench of every streaming block (traffic generator, rust-hdl
+//!   and Verilator behind one model trait, lockstep comparison).
 //! - [`registry`]: the list of every shipped (block, parameters) instance, which the CLI
 //!   (`offload verilog`, `offload synth`), the lint tests and the Verilator harness in
 //!   `offload-sim` all iterate.
@@ -16,6 +21,7 @@
 //! - [`board`]: the Opal Kelly XEM7010 board design (FrontPanel bridge; the vendor top behind
 //!   the `board` feature).
 
+pub mod axis;
 pub mod bits;
 pub mod board;
 pub mod crc;
@@ -25,6 +31,7 @@ pub mod mpa_tx;
 pub mod ports;
 pub mod registry;
 pub mod test_support;
+pub mod testbench;
 pub mod tools;
 pub mod top;
 

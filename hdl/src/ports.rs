@@ -1,6 +1,10 @@
 //! The port list of a block, read from the rust-hdl block itself, so the Verilator harness
 //! (`offload-sim`'s build script) derives its C shim and Rust bindings from the same source as
 //! the Verilog: no port name or width is written twice.
+//!
+//! A port inside a bundle (`s.tdata`, rust-hdl's Verilog `s$tdata`) is named `s_tdata`: the
+//! flat AXI-Stream name the shipped module uses at its boundary ([`crate::registry`] renames
+//! the top module's ports to it).
 
 use rust_hdl::prelude::*;
 
@@ -12,7 +16,10 @@ pub enum Dir {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Port {
+    /// The flat name (`s_tdata`).
     pub name: String,
+    /// rust-hdl's Verilog name (`s$tdata` for a bundle field; `name` otherwise).
+    pub hdl_name: String,
     pub width: usize,
     pub dir: Dir,
     /// True for `Signal<_, Clock>` (the harness toggles it).
@@ -22,12 +29,24 @@ pub struct Port {
 #[derive(Default)]
 struct PortProbe {
     depth: usize,
+    /// Bundle names around the atom being visited, outermost first.
+    ns: Vec<String>,
     ports: Vec<Port>,
 }
 
 impl Probe for PortProbe {
     fn visit_start_scope(&mut self, _name: &str, _node: &dyn Block) {
         self.depth += 1;
+    }
+    fn visit_start_namespace(&mut self, name: &str, _node: &dyn Block) {
+        if self.depth == 1 {
+            self.ns.push(name.to_string());
+        }
+    }
+    fn visit_end_namespace(&mut self, _name: &str, _node: &dyn Block) {
+        if self.depth == 1 {
+            self.ns.pop();
+        }
     }
     fn visit_atom(&mut self, name: &str, signal: &dyn Atom) {
         if self.depth != 1 {
@@ -40,7 +59,9 @@ impl Probe for PortProbe {
         };
         let is_clock = matches!(signal.descriptor().kind, TypeKind::Bits(1))
             && signal.descriptor().name == "clock";
-        self.ports.push(Port { name: name.to_string(), width: signal.bits(), dir, is_clock });
+        let mut path = self.ns.clone();
+        path.push(name.to_string());
+        self.ports.push(Port { name: path.join("_"), hdl_name: path.join("$"), width: signal.bits(), dir, is_clock });
     }
     fn visit_end_scope(&mut self, _name: &str, _node: &dyn Block) {
         self.depth -= 1;
@@ -48,9 +69,15 @@ impl Probe for PortProbe {
 }
 
 /// Top-level ports of `block` in declaration order (the order of rust-hdl's module header).
+/// Panics (at elaboration) if two ports flatten to the same name.
 pub fn ports_of(block: &dyn Block) -> Vec<Port> {
     let mut p = PortProbe::default();
     block.accept("top", &mut p);
+    let mut names: Vec<&str> = p.ports.iter().map(|x| x.name.as_str()).collect();
+    names.sort();
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        panic!("two ports flatten to `{}`", w[0]);
+    }
     p.ports
 }
 

@@ -51,9 +51,72 @@ impl BlockEntry {
         for line in self.params.lines() {
             s.push_str(&format!("// {line}\n"));
         }
-        s.push_str(&rename_top(&g.verilog, &self.module_name()));
+        s.push_str(&rename_top(&flatten_ports(&g.verilog, &g.ports), &self.module_name()));
         s
     }
+}
+
+/// Gives the top module's bundle ports their flat names (`s$tdata` → `s_tdata`, see
+/// [`crate::axis`]): the names a NIC shell, the Verilator harness and the docs use. Only
+/// identifiers of the top module are renamed, and not the formal port names of its child
+/// instances (`.s$tdata(…)`), which belong to the child.
+pub fn flatten_ports(verilog: &str, ports: &[Port]) -> String {
+    let map: std::collections::HashMap<&str, &str> =
+        ports.iter().filter(|p| p.hdl_name != p.name).map(|p| (p.hdl_name.as_str(), p.name.as_str())).collect();
+    if map.is_empty() {
+        return verilog.to_string();
+    }
+    let mut out = String::with_capacity(verilog.len());
+    let mut in_top = false;
+    for line in verilog.lines() {
+        if line.starts_with("module top(") {
+            in_top = true;
+        }
+        if in_top {
+            out.push_str(&rename_identifiers(line, &map));
+        } else {
+            out.push_str(line);
+        }
+        if line.trim_start() == "endmodule // top" {
+            in_top = false;
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Renames the Verilog identifiers of `line` found in `map`, except a named port connection's
+/// formal name (an identifier right after `.`).
+fn rename_identifiers(line: &str, map: &std::collections::HashMap<&str, &str>) -> String {
+    let b = line.as_bytes();
+    let mut out = String::with_capacity(line.len());
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'$') {
+                i += 1;
+            }
+            let id = &line[start..i];
+            let formal = start > 0 && b[start - 1] == b'.';
+            match map.get(id) {
+                Some(flat) if !formal => out.push_str(flat),
+                _ => out.push_str(id),
+            }
+        } else if c.is_ascii_digit() || c == b'\'' {
+            // A number (`32'h1f`): its digits are not identifiers.
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'\'' || b[i] == b'_') {
+                i += 1;
+            }
+            out.push_str(&line[start..i]);
+        } else {
+            out.push(c as char);
+            i += 1;
+        }
+    }
+    out
 }
 
 /// Renames rust-hdl's top module (always `top`; sub-modules `top$x`).
@@ -95,8 +158,8 @@ macro_rules! crc_entry {
                 "Streaming CRC engine (AXI4-Stream sink, {k} byte(s)/beat, tkeep on the last beat).\n\
                  CRC {name}: width {w}, poly 0x{poly:X}, init 0x{init:X}, refin {ri}, refout {ro}, \
                  xorout 0x{xo:X}, check 0x{ck:X}.\n\
-                 Ports: clock, reset (sync, active high), tdata[{d1}:0], tkeep[{k1}:0], tvalid, tlast, \
-                 tready (= !reset), crc[{c1}:0], crc_valid.\n\
+                 Ports: clock, reset (sync, active high), s_tdata[{d1}:0], s_tkeep[{k1}:0], s_tvalid, s_tlast, \
+                 s_tready (= !reset), crc[{c1}:0], crc_valid.\n\
                  crc/crc_valid are registered: crc_valid pulses the cycle after the edge that \
                  accepts tlast.",
                 k = $k,
@@ -117,16 +180,16 @@ macro_rules! crc_entry {
     }};
 }
 
-fn gen_mpa_tx<const D: usize, const K: usize>() -> Generated {
-    let mut uut = crate::mpa_tx::MpaTx::<D, K>::default();
+fn gen_mpa_tx<const D: usize, const K: usize, const H: usize, const I: usize>() -> Generated {
+    let mut uut = crate::mpa_tx::MpaTx::<D, K, H, I>::default();
     uut.connect_all();
     Generated { verilog: generate_verilog(&uut), ports: ports_of(&uut) }
 }
 
 macro_rules! mpa_tx_entry {
-    ($d:literal, $k:literal) => {{
+    ($d:literal, $k:literal, $h:literal, $i:literal) => {{
         fn g() -> Generated {
-            gen_mpa_tx::<$d, $k>()
+            gen_mpa_tx::<$d, $k, $h, $i>()
         }
         BlockEntry {
             name: format!("mpa_tx_w{}", $k),
@@ -216,16 +279,16 @@ macro_rules! mctp_rx_entry {
     }};
 }
 
-fn gen_top<const MD: usize, const MK: usize, const CD: usize, const CK: usize>() -> Generated {
-    let mut uut = crate::top::OffloadTop::<MD, MK, CD, CK>::default();
+fn gen_top<const MD: usize, const MK: usize, const MH: usize, const MI: usize, const CD: usize, const CK: usize>() -> Generated {
+    let mut uut = crate::top::OffloadTop::<MD, MK, MH, MI, CD, CK>::default();
     uut.connect_all();
     Generated { verilog: generate_verilog(&uut), ports: ports_of(&uut) }
 }
 
 macro_rules! top_entry {
-    ($md:literal, $mk:literal, $cd:literal, $ck:literal) => {{
+    ($md:literal, $mk:literal, $mh:literal, $mi:literal, $cd:literal, $ck:literal) => {{
         fn g() -> Generated {
-            gen_top::<$md, $mk, $cd, $ck>()
+            gen_top::<$md, $mk, $mh, $mi, $cd, $ck>()
         }
         BlockEntry {
             name: format!("top_w{}", $mk),
@@ -279,17 +342,17 @@ pub fn catalogue() -> Vec<BlockEntry> {
         crc_entry!(Crc32, "crc32", 64, 8, 32),
         crc_entry!(Crc8Smbus, "crc8", 8, 1, 8),
         crc_entry!(Crc16Mcrf4xx, "crc16", 8, 1, 16),
-        mpa_tx_entry!(32, 4),
-        mpa_tx_entry!(64, 8),
-        mpa_tx_entry!(512, 64),
+        mpa_tx_entry!(32, 4, 64, 96),
+        mpa_tx_entry!(64, 8, 96, 160),
+        mpa_tx_entry!(512, 64, 544, 1056),
         mctp_tx_entry!(8, 1),
         mctp_tx_entry!(32, 4),
         mctp_tx_entry!(64, 8),
         mctp_rx_entry!(8, 1),
         mctp_rx_entry!(32, 4),
         mctp_rx_entry!(64, 8),
-        top_entry!(32, 4, 32, 4),
-        top_entry!(64, 8, 64, 8),
+        top_entry!(32, 4, 64, 96, 32, 4),
+        top_entry!(64, 8, 96, 160, 64, 8),
         BlockEntry {
             name: "board_core_w4".into(),
             block: "board",

@@ -4,7 +4,7 @@
 //! bare loop (write tdata, eval, tick) that shows the FFI/Verilator ceiling.
 
 use offload_driver::crc::CrcKind;
-use offload_sim::crc::run_crc_frames;
+use offload_hdl::testbench::run_crc_frames;
 use offload_sim::{crc_model_info, Traffic, VerilatedModel};
 use std::time::Instant;
 
@@ -28,8 +28,8 @@ fn main() {
     );
     }
     // Bare loop: the ceiling of one eval + one tick per clock over FFI.
-    let tdata = m.port("tdata").unwrap();
-    let tvalid = m.port("tvalid").unwrap();
+    let tdata = m.port("s_tdata").unwrap();
+    let tvalid = m.port("s_tvalid").unwrap();
     let n = 20_000_000u64 / w.max(1) as u64 * 8 / 8;
     m.set(tvalid, 1);
     let t = Instant::now();

@@ -19,22 +19,23 @@
 //!
 //! # Pieces
 //! - [`model`]: [`VerilatedModel`], a safe handle on one model (ports by name, any width;
-//!   ports wider than 64 bits are Verilator `VlWide` arrays of 32-bit words), VCD traces.
-//! - [`axis`]: the generic AXI4-Stream driver/monitor ([`ClockedModel`], [`AxisPorts`],
-//!   [`Traffic`], [`run_streams`]) and [`with_trace_on_failure`].
-//! - [`crc`]: CRC engine runs; [`mpa`]: MPA TX framer runs; [`mctp`]: MCTP TX packetizer runs; [`offload`]: [`VerilatedOffload`], the `sim` backend;
+//!   ports wider than 64 bits are Verilator `VlWide` arrays of 32-bit words), VCD traces,
+//!   [`with_trace_on_failure`]. It implements the project testbench's [`ClockedModel`]
+//!   (`offload_hdl::testbench`), so the traffic generator and the block drivers that run
+//!   rust-hdl's simulation of a block run its Verilated Verilog too, alone or in lockstep.
+//! - [`mctp`]: MCTP TX/RX runs; [`offload`]: [`VerilatedOffload`], the `sim` backend;
 //!   [`top`]: [`VerilatedTop`], `OffloadTop` as a register-bus and stream transport for the host driver.
 
-pub mod axis;
-pub mod crc;
 pub mod mctp;
 pub mod model;
-pub mod mpa;
 pub mod offload;
 pub mod top;
 
-pub use axis::{run_streams, run_streams_with_frame_hook, with_trace_on_failure, AxisPorts, ClockedModel, StreamRun, Traffic};
-pub use model::{crc_model_info, model_info, trace_dir, ModelInfo, ModelVTable, PortDir, PortId, PortInfo, SimError, VerilatedModel};
+pub use model::{
+    crc_model_info, model_info, trace_dir, with_trace_on_failure, ModelInfo, ModelVTable, PortDir, PortId, PortInfo, SimError,
+    VerilatedModel,
+};
+pub use offload_hdl::testbench::{run_streams, run_streams_with_frame_hook, AxisPorts, ClockedModel, StreamRun, Traffic};
 pub use offload::VerilatedOffload;
 pub use top::{VerilatedBoard, VerilatedTop};
 

@@ -7,7 +7,7 @@
 //!   `m_*` with their header fields from the `m_src_eid`/`m_dst_eid`/`m_tag`/`m_to` side
 //!   channels, the drop counters read back.
 
-use crate::axis::{run_streams, run_streams_with_frame_hook, AxisPorts, StreamRun, Traffic};
+use offload_hdl::testbench::{run_streams, run_streams_with_frame_hook, AxisPorts, StreamRun, Traffic};
 use crate::model::{PortDir, PortId, SimError, VerilatedModel};
 use offload_driver::mctp::{SmbusAddresses, TxRequest};
 

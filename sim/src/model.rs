@@ -6,11 +6,10 @@ use std::ffi::{c_char, c_int, c_void, CString};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PortDir {
-    In,
-    Out,
-}
+/// A port's direction (`offload_hdl::ports::Dir`, the one the rust-hdl port lists use).
+pub use offload_hdl::ports::Dir as PortDir;
+pub use offload_hdl::testbench::PortId;
+use offload_hdl::testbench::{BenchError, ClockedModel};
 
 /// One top-level port, as the rust-hdl block declares it.
 #[derive(Clone, Copy, Debug)]
@@ -81,6 +80,15 @@ impl fmt::Display for SimError {
 
 impl std::error::Error for SimError {}
 
+impl From<BenchError> for SimError {
+    fn from(e: BenchError) -> SimError {
+        match e {
+            BenchError::Port(m) => SimError::Port(m),
+            BenchError::Failed(m) => SimError::Failed(m),
+        }
+    }
+}
+
 /// The model called `name`.
 pub fn model_info(name: &str) -> Result<&'static ModelInfo, SimError> {
     if crate::MODELS.is_empty() {
@@ -99,10 +107,6 @@ pub fn crc_model_info(kind: CrcKind, width_bytes: usize) -> Result<&'static Mode
         .find(|m| m.block == "crc" && m.crc == Some(kind) && m.width_bytes == width_bytes)
         .ok_or_else(|| SimError::NoModel(format!("crc {} W={width_bytes}", kind.cli_name())))
 }
-
-/// Index of a port of a model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PortId(pub usize);
 
 #[derive(Clone, Copy)]
 enum Store {
@@ -287,17 +291,49 @@ impl VerilatedModel {
         self.trace.as_deref()
     }
 
-    /// Holds `reset` (when the model has one) high for `cycles` edges, then low.
+    /// Holds `reset` high for `cycles` edges, then low ([`ClockedModel::reset`]).
     pub fn reset(&mut self, cycles: usize) {
-        if let Some(r) = self.port("reset") {
-            self.set(r, 1);
-            for _ in 0..cycles {
-                self.eval();
-                self.tick();
-            }
-            self.set(r, 0);
-            self.eval();
-        }
+        ClockedModel::reset(self, cycles)
+    }
+}
+
+/// The testbench's view of a Verilated model (`offload_hdl::testbench`).
+impl ClockedModel for VerilatedModel {
+    fn port_id(&self, name: &str) -> Option<PortId> {
+        self.port(name)
+    }
+    fn port_count(&self) -> usize {
+        self.info.ports.len()
+    }
+    fn port_info(&self, p: PortId) -> (&str, PortDir, usize) {
+        let i = &self.info.ports[p.0];
+        (i.name, i.dir, i.width)
+    }
+    #[inline]
+    fn set(&mut self, p: PortId, v: u64) {
+        VerilatedModel::set(self, p, v)
+    }
+    #[inline]
+    fn get(&self, p: PortId) -> u64 {
+        VerilatedModel::get(self, p)
+    }
+    #[inline]
+    fn set_bytes(&mut self, p: PortId, bytes: &[u8]) {
+        VerilatedModel::set_bytes(self, p, bytes)
+    }
+    fn get_bytes(&self, p: PortId, out: &mut [u8]) {
+        VerilatedModel::get_bytes(self, p, out)
+    }
+    #[inline]
+    fn eval(&mut self) {
+        VerilatedModel::eval(self)
+    }
+    #[inline]
+    fn tick(&mut self) {
+        VerilatedModel::tick(self)
+    }
+    fn cycle(&self) -> u64 {
+        VerilatedModel::cycle(self)
     }
 }
 
@@ -321,4 +357,38 @@ pub fn trace_dir() -> PathBuf {
         return ws.join("sim-traces");
     }
     std::env::temp_dir().join("offload-sim-traces")
+}
+
+/// Runs `case` on a fresh model; if it fails, runs it again on another fresh model writing a
+/// VCD under [`crate::trace_dir`], and returns the first error with the trace's path. `case`
+/// must be deterministic (seeded) for the trace to show the same failure.
+pub fn with_trace_on_failure<T>(
+    info: &'static ModelInfo,
+    label: &str,
+    case: impl Fn(&mut VerilatedModel) -> Result<T, SimError>,
+) -> Result<T, SimError> {
+    let mut m = VerilatedModel::new(info);
+    match case(&mut m) {
+        Ok(v) => Ok(v),
+        Err(e) => {
+            drop(m);
+            let safe: String =
+                label.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+            let path = trace_dir().join(format!("{}-{safe}.vcd", info.name));
+            let mut t = VerilatedModel::new(info);
+            let traced = match t.start_trace(&path) {
+                Ok(()) => {
+                    let _ = case(&mut t);
+                    drop(t);
+                    format!("VCD of the failing run: {}", display(&path))
+                }
+                Err(te) => format!("(no VCD: {te})"),
+            };
+            Err(SimError::Failed(format!("{}: {e}\n  {traced}", info.name)))
+        }
+    }
+}
+
+fn display(p: &Path) -> String {
+    p.canonicalize().unwrap_or_else(|_| p.to_path_buf()).display().to_string()
 }

@@ -1,8 +1,7 @@
 //! [`VerilatedOffload`]: the `Offload` backend that runs the Verilog of `offload-hdl` in
 //! Verilator (`offload ... --backend sim`).
 
-use crate::axis::Traffic;
-use crate::crc::run_crc_frames;
+use offload_hdl::testbench::{run_crc_frames, run_mpa_tx, Traffic};
 use crate::model::{crc_model_info, SimError, VerilatedModel};
 use offload_driver::crc::CrcKind;
 use offload_driver::mctp::{MctpError, SmbusError, TxRequest, MAX_MESSAGE_LEN, SMBUS_MAX_MTU};
@@ -35,7 +34,7 @@ impl VerilatedOffload {
     }
 }
 
-fn backend_err(e: SimError) -> OffloadError {
+fn backend_err(e: impl std::fmt::Display) -> OffloadError {
     OffloadError::Backend { backend: "sim", message: e.to_string() }
 }
 
@@ -66,7 +65,7 @@ impl Offload for VerilatedOffload {
             .min_by_key(|m| (m.width_bytes != self.width_bytes, m.width_bytes != 8))
             .ok_or(OffloadError::Unsupported { backend: "sim", operation: "MPA framing" })?;
         let m = self.models.entry(info.name).or_insert_with(|| VerilatedModel::new(info));
-        let run = crate::mpa::run_mpa_tx(m, config, start_offset, ulpdus, &Traffic::full_rate()).map_err(backend_err)?;
+        let run = run_mpa_tx(m, config, start_offset, ulpdus, &Traffic::full_rate()).map_err(backend_err)?;
         if run.fpdus.len() != ulpdus.len() || run.dropped != 0 {
             return Err(backend_err(SimError::Failed(format!(
                 "{} ULPDUs in, {} FPDUs out, {} dropped",

@@ -3,7 +3,7 @@
 //! generic driver (`TopStreams`), so `offload_driver::registers::OffloadRegs` and
 //! `TopOffload` run against the emitted Verilog exactly as they would against a board.
 
-use crate::axis::{run_streams, AxisPorts, StreamRun, Traffic};
+use offload_hdl::testbench::{run_streams, AxisPorts, StreamRun, Traffic};
 use crate::model::{model_info, PortDir, PortId, SimError, VerilatedModel};
 use offload_driver::mctp::Message;
 use offload_driver::registers::{RegisterBus, RegisterError, TopStreams};

@@ -4,7 +4,7 @@
 
 use offload_driver::crc::CrcKind;
 use offload_driver::{Offload, SoftwareOffload};
-use offload_sim::crc::run_crc_frames;
+use offload_hdl::testbench::{run_crc_frames, CrcRun};
 use offload_sim::{crc_model_info, with_trace_on_failure, SimError, Traffic, VerilatedModel, VerilatedOffload};
 use rand::{Rng, SeedableRng};
 
@@ -16,7 +16,7 @@ fn info(kind: CrcKind, w: usize) -> &'static offload_sim::ModelInfo {
 
 /// Runs `frames` through the engine and compares every CRC with the software one; on a
 /// mismatch the run is repeated with a VCD whose path is in the panic message.
-fn check(kind: CrcKind, w: usize, label: &str, frames: &[Vec<u8>], traffic: &Traffic) -> offload_sim::crc::CrcRun {
+fn check(kind: CrcKind, w: usize, label: &str, frames: &[Vec<u8>], traffic: &Traffic) -> CrcRun {
     let r = with_trace_on_failure(info(kind, w), label, |m| {
         let run = run_crc_frames(m, frames, traffic)?;
         for (i, (f, got)) in frames.iter().zip(&run.crcs).enumerate() {

@@ -5,7 +5,7 @@
 //! Fails (does not skip) without Verilator.
 
 use offload_driver::mpa::{mulpdu_for_emss, FramingConfig};
-use offload_sim::mpa::{run_mpa_tx, MpaTxRun};
+use offload_hdl::testbench::{run_mpa_tx, MpaTxRun};
 use offload_sim::{model_info, with_trace_on_failure, SimError, Traffic};
 use rand::{Rng, SeedableRng};
 

@@ -227,7 +227,7 @@ fn write_vcd(dir: &std::path::Path, cfg: &FramingConfig, ulpdus: &[Vec<u8>]) -> 
     let path = dir.join("mpa_tx_w8.vcd");
     let mut m = offload_sim::VerilatedModel::new(info);
     m.start_trace(&path)?;
-    offload_sim::mpa::run_mpa_tx(&mut m, cfg, 0, ulpdus, &offload_sim::Traffic::full_rate())?;
+    offload_hdl::testbench::run_mpa_tx(&mut m, cfg, 0, ulpdus, &offload_sim::Traffic::full_rate())?;
     Ok(Some(path))
 }
 

@@ -386,7 +386,7 @@ pub struct BoardCore {
     pub mctp_rx_m_tag: Signal<Out, Bits<3>>,
     pub mctp_rx_m_to: Signal<Out, Bit>,
     pub bridge: OkBridge,
-    pub top: OffloadTop<32, 4, 32, 4>,
+    pub top: OffloadTop<32, 4, 64, 96, 32, 4>,
 }
 
 impl Logic for BoardCore {

@@ -226,11 +226,13 @@ pub fn step_logic(net: &CrcNetwork, p: &str, r: &str, data: &str, keep: &str) ->
     let cb = net.params.width as usize;
     let mut s = String::new();
     writeln!(s, "// {}: one {}-octet step, partial beats through the same network.", net.params.name, w).unwrap();
+    // Through a sized wire: a 1-bit port has no range to index.
+    writeln!(s, "wire [{}:0] {p}_keep = {keep};", w - 1).unwrap();
     writeln!(s, "reg [{}:0] {p}_k;", sb - 1).unwrap();
     writeln!(s, "always @(*) begin").unwrap();
     writeln!(s, "   {p}_k = {sb}'d0;").unwrap();
     for i in 0..w {
-        writeln!(s, "   if ({keep}[{i}]) {p}_k = {sb}'d{};", i + 1).unwrap();
+        writeln!(s, "   if ({p}_keep[{i}]) {p}_k = {sb}'d{};", i + 1).unwrap();
     }
     writeln!(s, "end").unwrap();
     let ov = w.min(m);

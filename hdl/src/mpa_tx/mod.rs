@@ -1,7 +1,7 @@
 //! MPA transmit offload (RFC 5044 §4): ULPDUs in, the FPDU byte stream out, Markers inserted
 //! every 512 octets, PAD and CRC-32C appended — byte-identical to `offload_driver::mpa::Framer`.
 //!
-//! Ports (AXI4-Stream conventions):
+//! Ports (AXI4-Stream conventions; bundle fields flatten to these names at the boundary):
 //! - `s_tdata/s_tkeep/s_tvalid/s_tlast/s_tready`: the ULPDU, `s_len` its length with the first
 //!   beat (DDP knows it); tkeep is read on the last beat only.
 //! - `m_tdata/m_tkeep/m_tvalid/m_tlast/m_tready`: the FPDU stream, one frame per FPDU (the
@@ -10,14 +10,21 @@
 //!   `cfg_offset`: stream offset of the first octet, loaded at reset.
 //! - `fpdus`, `dropped`: counters (ULPDUs dropped whole for a length of 0 or over MULPDU).
 //!
-//! See [`model`] for the datapath; the Verilog in [`verilog`] mirrors it, and rust-hdl's
-//! simulator runs the model through this block's `update`.
+//! Written once, in `#[hdl_gen]`, as three stages in one file each: the input skid buffer
+//! ([`crate::axis::AxisSkid`]: `s_tready` is a register output), [`lanes::LaneAssembly`]
+//! (Markers, header, PAD; the datapath is described there) and [`crc_stage::CrcStage`] (the
+//! CRC-32C step leaf and the CRC lane). Latency three clocks; one ULPDU per beat back to back
+//! runs at one FPDU per clock, and a ULPDU whose tail does not fit its last beat costs one more.
 
-pub mod model;
-pub mod verilog;
+pub mod crc_stage;
+pub mod lanes;
 
-pub use model::{MpaTxModel, Phase, TxIn, TxOut};
+pub use lanes::Phase;
 
+use crate::axis::{AxisSink, AxisSkid, AxisSource};
+use crate::testbench::{BenchError, HdlModel};
+use crc_stage::CrcStage;
+use lanes::LaneAssembly;
 use offload_driver::mpa::{FramingConfig, Framer};
 use rust_hdl::prelude::*;
 
@@ -35,9 +42,11 @@ pub fn expected_fpdus(cfg: FramingConfig, offset: u64, ulpdus: &[Vec<u8>]) -> Ve
         .collect()
 }
 
-/// The framer for `K` octets per beat (`D = 8K` data bits; `K` ∈ {4, 8, 16, 32, 64}).
+/// The framer for `K` octets per beat: `D = 8K` data bits, `H = D + 32`, `I = 2D + 32` (the
+/// lane assembly's held-word and item-window widths; stable Rust has no const-generic
+/// arithmetic). `K` ∈ {4, 8, 16, 32, 64}.
 #[derive(LogicBlock)]
-pub struct MpaTx<const D: usize, const K: usize> {
+pub struct MpaTx<const D: usize, const K: usize, const H: usize, const I: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high.
     pub reset: Signal<In, Bit>,
@@ -45,26 +54,27 @@ pub struct MpaTx<const D: usize, const K: usize> {
     pub cfg_crc: Signal<In, Bit>,
     pub cfg_mulpdu: Signal<In, Bits<16>>,
     pub cfg_offset: Signal<In, Bits<16>>,
-    pub s_tdata: Signal<In, Bits<D>>,
-    pub s_tkeep: Signal<In, Bits<K>>,
-    pub s_tvalid: Signal<In, Bit>,
-    pub s_tlast: Signal<In, Bit>,
+    pub s: AxisSink<D, K>,
     pub s_len: Signal<In, Bits<16>>,
-    pub s_tready: Signal<Out, Bit>,
-    pub m_tdata: Signal<Out, Bits<D>>,
-    pub m_tkeep: Signal<Out, Bits<K>>,
-    pub m_tvalid: Signal<Out, Bit>,
-    pub m_tlast: Signal<Out, Bit>,
-    pub m_tready: Signal<In, Bit>,
+    pub m: AxisSource<D, K>,
     pub fpdus: Signal<Out, Bits<32>>,
     pub dropped: Signal<Out, Bits<32>>,
-    // Invisible to rust-hdl (leading underscore): the model the simulator runs.
-    _model: MpaTxModel,
+    inbuf: AxisSkid<D, K, 24>,
+    assembly: LaneAssembly<D, K, H, I>,
+    crc: CrcStage<D, K>,
+    /// Body words of the input beat: `N`, or `1 + Σ tkeep[4j-2]` (= ⌈(2+k)/4⌉) on a last beat,
+    /// computed before the skid buffer so the lane counts start from a register.
+    count: Signal<Local, Bits<8>>,
+    c_n: Constant<Bits<8>>,
 }
 
-impl<const D: usize, const K: usize> Default for MpaTx<D, K> {
+/// The three shipped widths.
+pub type MpaTxW4 = MpaTx<32, 4, 64, 96>;
+pub type MpaTxW8 = MpaTx<64, 8, 96, 160>;
+pub type MpaTxW64 = MpaTx<512, 64, 544, 1056>;
+
+impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for MpaTx<D, K, H, I> {
     fn default() -> Self {
-        assert_eq!(D, 8 * K, "MpaTx<D, K>: D must be 8*K");
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -72,77 +82,69 @@ impl<const D: usize, const K: usize> Default for MpaTx<D, K> {
             cfg_crc: Default::default(),
             cfg_mulpdu: Default::default(),
             cfg_offset: Default::default(),
-            s_tdata: Default::default(),
-            s_tkeep: Default::default(),
-            s_tvalid: Default::default(),
-            s_tlast: Default::default(),
+            s: Default::default(),
             s_len: Default::default(),
-            s_tready: Default::default(),
-            m_tdata: Default::default(),
-            m_tkeep: Default::default(),
-            m_tvalid: Default::default(),
-            m_tlast: Default::default(),
-            m_tready: Default::default(),
+            m: Default::default(),
             fpdus: Default::default(),
             dropped: Default::default(),
-            _model: MpaTxModel::new(K),
+            inbuf: Default::default(),
+            assembly: Default::default(),
+            crc: Default::default(),
+            count: Default::default(),
+            c_n: Constant::new(((K / 4) as u64).into()),
         }
     }
 }
 
-
-impl<const D: usize, const K: usize> MpaTx<D, K> {
-    fn inputs(&self) -> TxIn {
-        let d = self.s_tdata.val();
-        TxIn {
-            reset: self.reset.val(),
-            cfg_markers: self.cfg_markers.val(),
-            cfg_crc: self.cfg_crc.val(),
-            cfg_mulpdu: crate::bits::bits_to_u64(&self.cfg_mulpdu.val()) as u16,
-            cfg_offset: crate::bits::bits_to_u64(&self.cfg_offset.val()) as u16,
-            s_tdata: (0..K).map(|i| d.get_bits::<8>(8 * i).index() as u8).collect(),
-            s_tkeep: crate::bits::bits_to_u64(&self.s_tkeep.val()),
-            s_tvalid: self.s_tvalid.val(),
-            s_tlast: self.s_tlast.val(),
-            s_len: crate::bits::bits_to_u64(&self.s_len.val()) as u16,
-            m_tready: self.m_tready.val(),
-        }
-    }
-}
-
-impl<const D: usize, const K: usize> Logic for MpaTx<D, K> {
+impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for MpaTx<D, K, H, I> {
+    #[hdl_gen]
     fn update(&mut self) {
-        let i = self.inputs();
-        if self.clock.pos_edge() {
-            self._model.clock(&i);
+        clock!(self, clock, inbuf, assembly, crc);
+        self.inbuf.reset.next = self.reset.val();
+        self.assembly.reset.next = self.reset.val();
+        self.crc.reset.next = self.reset.val();
+
+        // Input: the port bundle into the skid buffer, with the beat's ULPDU length and body
+        // word count beside it.
+        AxisSink::<D, K>::link(&mut self.s, &mut self.inbuf.s);
+        self.count.next = self.c_n.val();
+        if self.s.tlast.val() {
+            self.count.next = 1.into();
+            for j in 1..(K / 4 + 1) {
+                if self.s.tkeep.val().get_bit(4 * j - 2) {
+                    self.count.next = self.count.val() + 1;
+                }
+            }
         }
-        let o = self._model.outputs(&i);
-        self.s_tready.next = o.s_tready;
-        self.m_tdata.next = crate::crc::bytes_to_bits::<D>(&o.m_tdata);
-        self.m_tkeep.next = crate::crc::bytes_to_bits::<K>(&o.m_tkeep.to_le_bytes());
-        self.m_tvalid.next = o.m_tvalid;
-        self.m_tlast.next = o.m_tlast;
-        self.fpdus.next = (o.fpdus as u64).into();
-        self.dropped.next = (o.dropped as u64).into();
-    }
+        self.inbuf.s_user.next = (bit_cast::<24, 16>(self.s_len.val()) << 8) | bit_cast::<24, 8>(self.count.val());
 
-    fn connect(&mut self) {
-        self.s_tready.connect();
-        self.m_tdata.connect();
-        self.m_tkeep.connect();
-        self.m_tvalid.connect();
-        self.m_tlast.connect();
-        self.fpdus.connect();
-        self.dropped.connect();
+        // Skid buffer → lane assembly → CRC stage → output port.
+        AxisSource::<D, K>::join(&mut self.inbuf.m, &mut self.assembly.s);
+        self.assembly.s_len.next = self.inbuf.m_user.val().get_bits::<16>(8);
+        self.assembly.s_count.next = self.inbuf.m_user.val().get_bits::<8>(0);
+        self.assembly.cfg_markers.next = self.cfg_markers.val();
+        self.assembly.cfg_mulpdu.next = self.cfg_mulpdu.val();
+        self.assembly.cfg_offset.next = self.cfg_offset.val();
+        AxisSource::<D, K>::join(&mut self.assembly.m, &mut self.crc.s);
+        self.crc.s_crc_lane.next = self.assembly.m_crc_lane.val();
+        self.crc.cfg_crc.next = self.cfg_crc.val();
+        AxisSource::<D, K>::link(&mut self.m, &mut self.crc.m);
+        self.fpdus.next = self.crc.fpdus.val();
+        self.dropped.next = self.assembly.dropped.val();
     }
+}
 
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(verilog::body(&self._model))
-    }
-
-    fn timing(&self) -> Vec<TimingInfo> {
-        crate::ports::axis_timing("mpa_tx")
-    }
+/// rust-hdl's simulation of the framer behind the testbench's [`crate::testbench::ClockedModel`].
+pub fn hdl_model<const D: usize, const K: usize, const H: usize, const I: usize>(
+) -> Result<HdlModel<MpaTx<D, K, H, I>>, BenchError> {
+    crate::hdl_model!(
+        MpaTx::<D, K, H, I>::default(),
+        MpaTx<D, K, H, I>,
+        [
+            reset, cfg_markers, cfg_crc, cfg_mulpdu, cfg_offset, s.tdata, s.tkeep, s.tvalid, s.tlast, s.tready, s_len,
+            m.tdata, m.tkeep, m.tvalid, m.tlast, m.tready, fpdus, dropped
+        ]
+    )
 }
 
 #[cfg(test)]

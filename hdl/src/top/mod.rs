@@ -29,7 +29,8 @@ use rust_hdl::prelude::*;
 
 /// The top for MPA TX at `MK` octets per beat (`MD = 8·MK`) and MCTP TX at `CK` (`CD = 8·CK`).
 #[derive(LogicBlock)]
-pub struct OffloadTop<const MD: usize, const MK: usize, const CD: usize, const CK: usize> {
+/// `MH = MD + 32` and `MI = 2·MD + 32` are the MPA framer's internal widths ([`MpaTx`]).
+pub struct OffloadTop<const MD: usize, const MK: usize, const MH: usize, const MI: usize, const CD: usize, const CK: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high.
     pub reset: Signal<In, Bit>,
@@ -79,13 +80,13 @@ pub struct OffloadTop<const MD: usize, const MK: usize, const CD: usize, const C
     pub mctp_rx_m_tag: Signal<Out, Bits<3>>,
     pub mctp_rx_m_to: Signal<Out, Bit>,
     pub regs: RegBlock,
-    pub mpa: MpaTx<MD, MK>,
+    pub mpa: MpaTx<MD, MK, MH, MI>,
     pub mctp: MctpTx<CD, CK>,
     pub mctp_rx: MctpRx<CD, CK>,
 }
 
-impl<const MD: usize, const MK: usize, const CD: usize, const CK: usize> Default
-    for OffloadTop<MD, MK, CD, CK>
+impl<const MD: usize, const MK: usize, const MH: usize, const MI: usize, const CD: usize, const CK: usize> Default
+    for OffloadTop<MD, MK, MH, MI, CD, CK>
 {
     fn default() -> Self {
         Self {
@@ -144,8 +145,8 @@ impl<const MD: usize, const MK: usize, const CD: usize, const CK: usize> Default
     }
 }
 
-impl<const MD: usize, const MK: usize, const CD: usize, const CK: usize> Logic
-    for OffloadTop<MD, MK, CD, CK>
+impl<const MD: usize, const MK: usize, const MH: usize, const MI: usize, const CD: usize, const CK: usize> Logic
+    for OffloadTop<MD, MK, MH, MI, CD, CK>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -171,19 +172,19 @@ impl<const MD: usize, const MK: usize, const CD: usize, const CK: usize> Logic
         self.mpa.cfg_crc.next = self.regs.mpa_crc.val();
         self.mpa.cfg_mulpdu.next = self.regs.mpa_mulpdu.val();
         self.mpa.cfg_offset.next = self.regs.mpa_offset.val();
-        self.mpa.s_tdata.next = self.mpa_s_tdata.val();
-        self.mpa.s_tkeep.next = self.mpa_s_tkeep.val();
-        self.mpa.s_tvalid.next = self.mpa_s_tvalid.val();
-        self.mpa.s_tlast.next = self.mpa_s_tlast.val();
+        self.mpa.s.tdata.next = self.mpa_s_tdata.val();
+        self.mpa.s.tkeep.next = self.mpa_s_tkeep.val();
+        self.mpa.s.tvalid.next = self.mpa_s_tvalid.val();
+        self.mpa.s.tlast.next = self.mpa_s_tlast.val();
         self.mpa.s_len.next = self.mpa_s_len.val();
-        self.mpa_s_tready.next = self.mpa.s_tready.val();
-        self.mpa_m_tdata.next = self.mpa.m_tdata.val();
-        self.mpa_m_tkeep.next = self.mpa.m_tkeep.val();
-        self.mpa_m_tvalid.next = self.mpa.m_tvalid.val();
-        self.mpa_m_tlast.next = self.mpa.m_tlast.val();
-        self.mpa.m_tready.next = self.mpa_m_tready.val();
+        self.mpa_s_tready.next = self.mpa.s.tready.val();
+        self.mpa_m_tdata.next = self.mpa.m.tdata.val();
+        self.mpa_m_tkeep.next = self.mpa.m.tkeep.val();
+        self.mpa_m_tvalid.next = self.mpa.m.tvalid.val();
+        self.mpa_m_tlast.next = self.mpa.m.tlast.val();
+        self.mpa.m.tready.next = self.mpa_m_tready.val();
         self.regs.mpa_s_tvalid.next = self.mpa_s_tvalid.val();
-        self.regs.mpa_s_tready.next = self.mpa.s_tready.val();
+        self.regs.mpa_s_tready.next = self.mpa.s.tready.val();
         self.regs.mpa_s_tlast.next = self.mpa_s_tlast.val();
         self.regs.mpa_s_len.next = self.mpa_s_len.val();
         self.regs.mpa_fpdus.next = self.mpa.fpdus.val();

@@ -140,7 +140,7 @@ struct Seen {
     cur: Vec<u8>,
 }
 
-type Top4 = OffloadTop<32, 4, 32, 4>;
+type Top4 = OffloadTop<32, 4, 64, 96, 32, 4>;
 
 /// The top in rust-hdl's simulator: configure over the bus, one ULPDU and one message through,
 /// counters read back; the streams compared with the software framer and packetizer.

@@ -1,9 +1,10 @@
-//! Co-simulation of the MPA TX framer: ULPDUs in through the AXI-Stream driver (with their
+//! The MPA TX framer's driver: ULPDUs in through the AXI-Stream traffic generator (with their
 //! length on `s_len`), FPDUs collected from `m_*` (one frame per FPDU), configuration and the
 //! stream offset applied through reset, counters read back.
 
-use crate::axis::{run_streams, AxisPorts, StreamRun, Traffic};
-use crate::model::{PortDir, SimError, VerilatedModel};
+use super::axis::{run_streams, AxisPorts, StreamRun, Traffic};
+use super::model::{BenchError, ClockedModel};
+use crate::ports::Dir;
 use offload_driver::mpa::FramingConfig;
 
 /// What an MPA TX run produced.
@@ -19,20 +20,20 @@ pub struct MpaTxRun {
 
 /// Configures `m` (an MPA TX model), resets it so it loads `offset` (the stream offset of the
 /// first output octet), and frames `ulpdus`.
-pub fn run_mpa_tx(
-    m: &mut VerilatedModel,
+pub fn run_mpa_tx<M: ClockedModel + ?Sized>(
+    m: &mut M,
     config: &FramingConfig,
     offset: u64,
     ulpdus: &[Vec<u8>],
     traffic: &Traffic,
-) -> Result<MpaTxRun, SimError> {
+) -> Result<MpaTxRun, BenchError> {
     let input = AxisPorts::bind(m, "s_", true)?;
     let output = AxisPorts::bind(m, "m_", false)?;
     if input.len.is_none() {
-        return Err(SimError::Port("MPA TX model has no s_len".into()));
+        return Err(BenchError::Port("MPA TX model has no s_len".into()));
     }
-    let set = |m: &mut VerilatedModel, name: &str, width: usize, v: u64| -> Result<(), SimError> {
-        let p = m.expect_port(name, PortDir::In, Some(width))?;
+    let set = |m: &mut M, name: &str, width: usize, v: u64| -> Result<(), BenchError> {
+        let p = m.expect_port(name, Dir::In, Some(width))?;
         m.set(p, v);
         Ok(())
     };
@@ -40,8 +41,8 @@ pub fn run_mpa_tx(
     set(m, "cfg_crc", 1, config.crc as u64)?;
     set(m, "cfg_mulpdu", 16, config.mulpdu.min(u16::MAX as usize) as u64)?;
     set(m, "cfg_offset", 16, offset & 0xFFFF)?;
-    let fpdus = m.expect_port("fpdus", PortDir::Out, Some(32))?;
-    let dropped = m.expect_port("dropped", PortDir::Out, Some(32))?;
+    let fpdus = m.expect_port("fpdus", Dir::Out, Some(32))?;
+    let dropped = m.expect_port("dropped", Dir::Out, Some(32))?;
     m.reset(2);
     let stream = run_streams(m, &[(&input, ulpdus)], &[&output], traffic, &mut |_, _| Ok(()))?;
     Ok(MpaTxRun {

@@ -1,66 +1,16 @@
-//! A reusable AXI4-Stream driver and monitor for clocked models: every block's co-simulation
-//! test is "these frames in, with random idle cycles; random back-pressure on the outputs;
-//! collect the output frames and compare with the software model".
+//! The AXI4-Stream traffic generator every streaming block's test uses: "these frames in, with
+//! random idle cycles; random back-pressure on the outputs; collect the output frames", over
+//! any [`ClockedModel`] (rust-hdl's simulation, a Verilated model, or both in lockstep).
 //!
 //! Timing convention (one loop iteration = one clock cycle `c`, `c` = rising edges so far):
 //! inputs are driven and `eval` settles them with the clock low; handshakes (`tvalid &&
 //! tready`) and other outputs are sampled then; `tick` is the rising edge that registers them.
 //! A registered output reacting to a beat accepted in cycle `c` is therefore seen in `c + 1`.
 
-use crate::model::{PortDir, PortId, SimError, VerilatedModel};
+use super::model::{BenchError, ClockedModel, PortId};
+use crate::ports::Dir;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use std::path::Path;
-
-/// A clocked model with named ports: what the driver needs. [`VerilatedModel`] implements it;
-/// a Rust reference model could too.
-pub trait ClockedModel {
-    fn port_id(&self, name: &str) -> Option<PortId>;
-    fn port_dir_width(&self, p: PortId) -> (PortDir, usize);
-    fn set(&mut self, p: PortId, v: u64);
-    fn get(&self, p: PortId) -> u64;
-    fn set_bytes(&mut self, p: PortId, bytes: &[u8]);
-    fn get_bytes(&self, p: PortId, out: &mut [u8]);
-    fn eval(&mut self);
-    fn tick(&mut self);
-    fn cycle(&self) -> u64;
-}
-
-impl ClockedModel for VerilatedModel {
-    fn port_id(&self, name: &str) -> Option<PortId> {
-        self.port(name)
-    }
-    fn port_dir_width(&self, p: PortId) -> (PortDir, usize) {
-        let i = &self.info().ports[p.0];
-        (i.dir, i.width)
-    }
-    #[inline]
-    fn set(&mut self, p: PortId, v: u64) {
-        VerilatedModel::set(self, p, v)
-    }
-    #[inline]
-    fn get(&self, p: PortId) -> u64 {
-        VerilatedModel::get(self, p)
-    }
-    #[inline]
-    fn set_bytes(&mut self, p: PortId, bytes: &[u8]) {
-        VerilatedModel::set_bytes(self, p, bytes)
-    }
-    fn get_bytes(&self, p: PortId, out: &mut [u8]) {
-        VerilatedModel::get_bytes(self, p, out)
-    }
-    #[inline]
-    fn eval(&mut self) {
-        VerilatedModel::eval(self)
-    }
-    #[inline]
-    fn tick(&mut self) {
-        VerilatedModel::tick(self)
-    }
-    fn cycle(&self) -> u64 {
-        VerilatedModel::cycle(self)
-    }
-}
 
 /// The ports of one AXI4-Stream interface of a model, found by name: `{prefix}tdata`,
 /// `{prefix}tkeep` (optional), `{prefix}tvalid`, `{prefix}tlast` (optional),
@@ -83,21 +33,21 @@ pub struct AxisPorts {
 impl AxisPorts {
     /// An interface the model consumes (`dir_in = true`: tdata is an input, tready an output)
     /// or produces.
-    pub fn bind<M: ClockedModel>(m: &M, prefix: &str, dir_in: bool) -> Result<AxisPorts, SimError> {
-        let (din, dout) = if dir_in { (PortDir::In, PortDir::Out) } else { (PortDir::Out, PortDir::In) };
-        let find = |n: &str, dir: PortDir, required: bool| -> Result<Option<PortId>, SimError> {
+    pub fn bind<M: ClockedModel + ?Sized>(m: &M, prefix: &str, dir_in: bool) -> Result<AxisPorts, BenchError> {
+        let (din, dout) = if dir_in { (Dir::In, Dir::Out) } else { (Dir::Out, Dir::In) };
+        let find = |n: &str, dir: Dir, required: bool| -> Result<Option<PortId>, BenchError> {
             let name = format!("{prefix}{n}");
             match m.port_id(&name) {
-                Some(p) if m.port_dir_width(p).0 == dir => Ok(Some(p)),
-                Some(_) => Err(SimError::Port(format!("`{name}` has the wrong direction"))),
-                None if required => Err(SimError::Port(format!("no port `{name}`"))),
+                Some(p) if m.port_info(p).1 == dir => Ok(Some(p)),
+                Some(_) => Err(BenchError::Port(format!("`{name}` has the wrong direction"))),
+                None if required => Err(BenchError::Port(format!("no port `{name}`"))),
                 None => Ok(None),
             }
         };
         let tdata = find("tdata", din, true)?.unwrap();
-        let width = m.port_dir_width(tdata).1;
+        let width = m.port_info(tdata).2;
         if width % 8 != 0 {
-            return Err(SimError::Port(format!("{prefix}tdata is {width} bits, not whole bytes")));
+            return Err(BenchError::Port(format!("{prefix}tdata is {width} bits, not whole bytes")));
         }
         Ok(AxisPorts {
             tdata,
@@ -105,7 +55,7 @@ impl AxisPorts {
             tvalid: find("tvalid", din, true)?.unwrap(),
             tlast: find("tlast", din, false)?,
             tready: find("tready", dout, false)?,
-            len: if dir_in { find("len", PortDir::In, false)? } else { None },
+            len: if dir_in { find("len", Dir::In, false)? } else { None },
             bytes: width / 8,
         })
     }
@@ -173,27 +123,27 @@ struct OutState {
 /// Runs `inputs` (interface, frames) through `m`, collecting what `outputs` produce.
 /// `monitor(model, cycle)` runs every cycle after the handshakes are sampled (check side-band
 /// outputs there; an `Err` stops the run). A frame of 0 bytes is one beat with `tkeep` = 0.
-pub fn run_streams<M: ClockedModel>(
+pub fn run_streams<M: ClockedModel + ?Sized>(
     m: &mut M,
     inputs: &[(&AxisPorts, &[Vec<u8>])],
     outputs: &[&AxisPorts],
     traffic: &Traffic,
     monitor: &mut dyn FnMut(&M, u64) -> Result<(), String>,
-) -> Result<StreamRun, SimError> {
+) -> Result<StreamRun, BenchError> {
     run_streams_with_frame_hook(m, inputs, outputs, traffic, monitor, &mut |_, _, _| ())
 }
 
 /// [`run_streams`], calling `on_frame(model, input, frame)` just before the first beat of each
 /// input frame is driven: set a frame's side-channel inputs there (they stay as set until the
 /// next call, so a block that latches them with the first beat sees them).
-pub fn run_streams_with_frame_hook<M: ClockedModel>(
+pub fn run_streams_with_frame_hook<M: ClockedModel + ?Sized>(
     m: &mut M,
     inputs: &[(&AxisPorts, &[Vec<u8>])],
     outputs: &[&AxisPorts],
     traffic: &Traffic,
     monitor: &mut dyn FnMut(&M, u64) -> Result<(), String>,
     on_frame: &mut dyn FnMut(&mut M, usize, usize),
-) -> Result<StreamRun, SimError> {
+) -> Result<StreamRun, BenchError> {
     let mut rng = StdRng::seed_from_u64(traffic.seed);
     let mut ins: Vec<InState> = inputs
         .iter()
@@ -210,10 +160,10 @@ pub fn run_streams_with_frame_hook<M: ClockedModel>(
     };
     for (p, frames) in inputs {
         if p.tkeep.is_none() && frames.iter().any(|f| f.len() % p.bytes != 0 || f.is_empty()) {
-            return Err(SimError::Port("input has no tkeep: frames must be whole beats".into()));
+            return Err(BenchError::Port("input has no tkeep: frames must be whole beats".into()));
         }
         if p.tlast.is_none() && frames.len() > 1 {
-            return Err(SimError::Port("input has no tlast: one frame only".into()));
+            return Err(BenchError::Port("input has no tlast: one frame only".into()));
         }
     }
     for o in outputs {
@@ -229,7 +179,7 @@ pub fn run_streams_with_frame_hook<M: ClockedModel>(
     loop {
         let cycle = m.cycle();
         if cycle - start >= traffic.max_cycles {
-            return Err(SimError::Failed(format!("timeout after {} cycles", cycle - start)));
+            return Err(BenchError::Failed(format!("timeout after {} cycles", cycle - start)));
         }
         // Drive inputs.
         let mut inputs_done = true;
@@ -313,7 +263,7 @@ pub fn run_streams_with_frame_hook<M: ClockedModel>(
         for (j, o) in outputs.iter().enumerate() {
             if m.get(o.tvalid) == 0 {
                 if outs[j].held.is_some() {
-                    return Err(SimError::Failed(format!(
+                    return Err(BenchError::Failed(format!(
                         "AXI4-Stream violation at cycle {cycle}: output {j} dropped tvalid before tready"
                     )));
                 }
@@ -326,7 +276,7 @@ pub fn run_streams_with_frame_hook<M: ClockedModel>(
             let last = o.tlast.map_or(0, |l| m.get(l));
             if let Some((d, k, l)) = &outs[j].held {
                 if d.as_slice() != &bytes[..] || *k != keep || *l != last {
-                    return Err(SimError::Failed(format!(
+                    return Err(BenchError::Failed(format!(
                         "AXI4-Stream violation at cycle {cycle}: output {j} changed its beat while stalled"
                     )));
                 }
@@ -346,7 +296,7 @@ pub fn run_streams_with_frame_hook<M: ClockedModel>(
                 run.outputs[j].push(std::mem::take(&mut outs[j].frame));
             }
         }
-        monitor(m, cycle).map_err(SimError::Failed)?;
+        monitor(m, cycle).map_err(BenchError::Failed)?;
         m.tick();
         if inputs_done {
             quiet = if active { 0 } else { quiet + 1 };
@@ -359,45 +309,29 @@ pub fn run_streams_with_frame_hook<M: ClockedModel>(
     Ok(run)
 }
 
-/// Runs `case` on a fresh model; if it fails, runs it again on another fresh model writing a
-/// VCD under [`crate::trace_dir`], and returns the first error with the trace's path. `case`
-/// must be deterministic (seeded) for the trace to show the same failure.
-pub fn with_trace_on_failure<T>(
-    info: &'static crate::ModelInfo,
-    label: &str,
-    case: impl Fn(&mut VerilatedModel) -> Result<T, SimError>,
-) -> Result<T, SimError> {
-    let mut m = VerilatedModel::new(info);
-    match case(&mut m) {
-        Ok(v) => Ok(v),
-        Err(e) => {
-            drop(m);
-            let safe: String =
-                label.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
-            let path = crate::trace_dir().join(format!("{}-{safe}.vcd", info.name));
-            let mut t = VerilatedModel::new(info);
-            let traced = match t.start_trace(&path) {
-                Ok(()) => {
-                    let _ = case(&mut t);
-                    drop(t);
-                    format!("VCD of the failing run: {}", display(&path))
-                }
-                Err(te) => format!("(no VCD: {te})"),
-            };
-            Err(SimError::Failed(format!("{}: {e}\n  {traced}", info.name)))
-        }
-    }
+pub use crate::bits::low_ones;
+
+
+/// The traffic grid every block is run over: {no idle, random idle} × {no back-pressure,
+/// random back-pressure}, seeded.
+pub fn traffic_grid(seed: u64) -> [Traffic; 4] {
+    [
+        Traffic::full_rate(),
+        Traffic::random(0.3, 0.0, seed),
+        Traffic::random(0.0, 0.3, seed),
+        Traffic::random(0.25, 0.4, seed),
+    ]
 }
 
-/// `n` low bits set (n <= 64).
-pub fn low_ones(n: usize) -> u64 {
-    if n >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << n) - 1
-    }
-}
-
-fn display(p: &Path) -> String {
-    p.canonicalize().unwrap_or_else(|_| p.to_path_buf()).display().to_string()
+/// `n` frames of random octets: a third of them `min..=min+16` octets long (the short ones
+/// where beat boundaries and partial beats meet), the rest `min..=max`.
+pub fn random_frames(rng: &mut impl Rng, n: usize, min: usize, max: usize) -> Vec<Vec<u8>> {
+    (0..n)
+        .map(|_| {
+            let len = if rng.gen_ratio(1, 3) { rng.gen_range(min..=(min + 16).min(max)) } else { rng.gen_range(min..=max) };
+            let mut f = vec![0u8; len];
+            rng.fill(&mut f[..]);
+            f
+        })
+        .collect()
 }

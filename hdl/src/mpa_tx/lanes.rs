@@ -1,0 +1,474 @@
+//! Stage A of the MPA framer: lane assembly. From the buffered input beats it builds the
+//! FPDU's output beats in 4-octet word lanes — the ULPDU_Length word, the ULPDU's words, the
+//! PAD (zeros) and a Marker in the lane whose stream offset is a multiple of 512 — and leaves
+//! the CRC lane of the last beat for the CRC stage.
+//!
+//! # Why words
+//! FPDUs, Markers and CRCs are all multiples of 4 octets on 4-aligned stream offsets (RFC 5044
+//! §4.2–4.3), so a beat of `W` octets is `N = W/4` word lanes and nothing is split below a word.
+//!
+//! # Datapath
+//! - **Gearbox.** The FPDU body (ULPDU_Length · ULPDU · PAD) is the ULPDU moved up by the two
+//!   header octets. A 16-bit `carry` keeps the last two octets of each input beat (the
+//!   ULPDU_Length on a ULPDU's first beat), so body word `j` of a beat is
+//!   `{beat, carry}[32j+31:32j]`: wiring, no shifter. A last beat yields `⌈(2+k)/4⌉` words (its
+//!   count comes with the beat, computed before the skid buffer).
+//! - **Items.** Each output beat takes, in order, the words held from earlier beats (`held`, at
+//!   most `N+1`) and this beat's words (`item = held | cur << 32h`); a Marker takes its lane
+//!   if an FPDU word follows it; what does not fit is held. Every FPDU starts in lane 0 of a new
+//!   beat, so held words never mix FPDUs.
+//! - **Counts, computed for both outcomes of `take`.** Whether the buffered beat is taken
+//!   depends on the output's `tready` and arrives late, so the lane counts are formed for both
+//!   cases (`*_t`, `*_n`) and selected at the end.
+//! - **Marker position** is a register (`mpos_q`: the lane of the next Marker, mod 128 words)
+//!   and the Marker's FPDUPTR comes from `since_hdr` (stream offset minus the offset of the
+//!   FPDU's header), so no 16-bit subtraction sits on the late path.
+//!
+//! A ULPDU whose `s_len` is 0 or above MULPDU is dropped whole (its beats are consumed until
+//! `tlast`) and counted.
+
+use crate::axis::{AxisSink, AxisSource};
+use rust_hdl::prelude::*;
+
+/// Where the framer is in the current ULPDU.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum Phase {
+    /// Between FPDUs: the next input beat is a ULPDU's first.
+    Idle,
+    /// Input beats of the current ULPDU are still to come.
+    Body,
+    /// The ULPDU's input is all in; held words and the CRC remain to be sent.
+    Tail,
+    /// Discarding a ULPDU with a bad length until its `tlast`.
+    Drop,
+}
+
+/// `D = 8·K` data bits, `K` octets per beat, `H = D + 32` (held words: `N + 1`), `I = 2D + 32`
+/// (the item window: held words and a beat's words).
+#[derive(LogicBlock)]
+pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I: usize> {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high.
+    pub reset: Signal<In, Bit>,
+    pub cfg_markers: Signal<In, Bit>,
+    pub cfg_mulpdu: Signal<In, Bits<16>>,
+    /// Stream offset of the first octet (a multiple of 4), loaded at reset.
+    pub cfg_offset: Signal<In, Bits<16>>,
+    /// The buffered ULPDU beats; `tkeep` is read on the last beat.
+    pub s: AxisSink<D, K>,
+    /// The ULPDU's length (read with its first beat).
+    pub s_len: Signal<In, Bits<16>>,
+    /// Body words the beat yields: `N`, or `⌈(2+k)/4⌉` on a last beat of `k` octets.
+    pub s_count: Signal<In, Bits<8>>,
+    /// Assembled beats: every lane but the CRC's; `tlast` on an FPDU's last beat, whose CRC
+    /// lane (zeros here) is `m_crc_lane`.
+    pub m: AxisSource<D, K>,
+    pub m_crc_lane: Signal<Out, Bits<8>>,
+    /// ULPDUs dropped for a bad length.
+    pub dropped: Signal<Out, Bits<32>>,
+    // Registers.
+    phase: DFF<Phase>,
+    mpos_q: DFF<Bits<7>>,
+    since_hdr: DFF<Bits<16>>,
+    hdr_pending: DFF<Bit>,
+    held: DFF<Bits<H>>,
+    h: DFF<Bits<8>>,
+    carry: DFF<Bits<16>>,
+    a_valid: DFF<Bit>,
+    a_lanes: DFF<Bits<D>>,
+    a_keep: DFF<Bits<K>>,
+    a_crc_here: DFF<Bit>,
+    a_crc_lane: DFF<Bits<8>>,
+    n_dropped: DFF<Bits<32>>,
+    // Combinational temporaries.
+    in_data: Signal<Local, Bits<D>>,
+    adv: Signal<Local, Bit>,
+    len_bad: Signal<Local, Bit>,
+    in_drop: Signal<Local, Bit>,
+    idle_bad: Signal<Local, Bit>,
+    mpos: Signal<Local, Bits<8>>,
+    mk: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    first: Signal<Local, Bit>,
+    hdr_pend: Signal<Local, Bit>,
+    carry_eff: Signal<Local, Bits<16>>,
+    cur: Signal<Local, Bits<H>>,
+    n_body_t: Signal<Local, Bits<8>>,
+    ending_t: Signal<Local, Bit>,
+    crc_lane_t: Signal<Local, Bits<8>>,
+    crc_here_t: Signal<Local, Bit>,
+    complete_t: Signal<Local, Bit>,
+    used_t: Signal<Local, Bits<8>>,
+    left_t: Signal<Local, Bits<8>>,
+    n_body_n: Signal<Local, Bits<8>>,
+    ending_n: Signal<Local, Bit>,
+    crc_lane_n: Signal<Local, Bits<8>>,
+    crc_here_n: Signal<Local, Bit>,
+    complete_n: Signal<Local, Bit>,
+    used_n: Signal<Local, Bits<8>>,
+    left_n: Signal<Local, Bits<8>>,
+    n_body: Signal<Local, Bits<8>>,
+    ending: Signal<Local, Bit>,
+    crc_lane: Signal<Local, Bits<8>>,
+    crc_here: Signal<Local, Bit>,
+    complete: Signal<Local, Bit>,
+    used: Signal<Local, Bits<8>>,
+    left: Signal<Local, Bits<8>>,
+    item: Signal<Local, Bits<I>>,
+    emit: Signal<Local, Bit>,
+    hdr_lane: Signal<Local, Bits<8>>,
+    hdr_placed: Signal<Local, Bit>,
+    before_header: Signal<Local, Bit>,
+    mpos4: Signal<Local, Bits<16>>,
+    ptr: Signal<Local, Bits<16>>,
+    ptr_be: Signal<Local, Bits<16>>,
+    word: Signal<Local, Bits<32>>,
+    beat: Signal<Local, Bits<D>>,
+    rest: Signal<Local, Bits<H>>,
+    held_next: Signal<Local, Bits<H>>,
+    keep_used: Signal<Local, Bits<K>>,
+    // Constants (widths from the generics; integer literals are 32-bit in Verilog).
+    c_n: Constant<Bits<8>>,
+    c_n_minus_1: Constant<Bits<8>>,
+    c_n7: Constant<Bits<7>>,
+    c_zero7: Constant<Bits<7>>,
+    c_byte_d: Constant<Bits<D>>,
+    c_word_h: Constant<Bits<H>>,
+    c_nib_k: Constant<Bits<K>>,
+    c_carry_at: Constant<Bits<16>>,
+    c_rest_full: Constant<Bits<16>>,
+    c_rest_marker: Constant<Bits<16>>,
+    c_off_mask: Constant<Bits<16>>,
+}
+
+impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for LaneAssembly<D, K, H, I> {
+    fn default() -> Self {
+        assert!(
+            K >= 4 && K <= 64 && K.is_power_of_two() && D == 8 * K && H == D + 32 && I == 2 * D + 32,
+            "LaneAssembly<8K, K, 8K+32, 16K+32> with K a power of 2 in 4..=64"
+        );
+        let n = (K / 4) as u64;
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            cfg_markers: Default::default(),
+            cfg_mulpdu: Default::default(),
+            cfg_offset: Default::default(),
+            s: Default::default(),
+            s_len: Default::default(),
+            s_count: Default::default(),
+            m: Default::default(),
+            m_crc_lane: Default::default(),
+            dropped: Default::default(),
+            phase: Default::default(),
+            mpos_q: Default::default(),
+            since_hdr: Default::default(),
+            hdr_pending: Default::default(),
+            held: Default::default(),
+            h: Default::default(),
+            carry: Default::default(),
+            a_valid: Default::default(),
+            a_lanes: Default::default(),
+            a_keep: Default::default(),
+            a_crc_here: Default::default(),
+            a_crc_lane: Default::default(),
+            n_dropped: Default::default(),
+            in_data: Default::default(),
+            adv: Default::default(),
+            len_bad: Default::default(),
+            in_drop: Default::default(),
+            idle_bad: Default::default(),
+            mpos: Default::default(),
+            mk: Default::default(),
+            take: Default::default(),
+            first: Default::default(),
+            hdr_pend: Default::default(),
+            carry_eff: Default::default(),
+            cur: Default::default(),
+            n_body_t: Default::default(),
+            ending_t: Default::default(),
+            crc_lane_t: Default::default(),
+            crc_here_t: Default::default(),
+            complete_t: Default::default(),
+            used_t: Default::default(),
+            left_t: Default::default(),
+            n_body_n: Default::default(),
+            ending_n: Default::default(),
+            crc_lane_n: Default::default(),
+            crc_here_n: Default::default(),
+            complete_n: Default::default(),
+            used_n: Default::default(),
+            left_n: Default::default(),
+            n_body: Default::default(),
+            ending: Default::default(),
+            crc_lane: Default::default(),
+            crc_here: Default::default(),
+            complete: Default::default(),
+            used: Default::default(),
+            left: Default::default(),
+            item: Default::default(),
+            emit: Default::default(),
+            hdr_lane: Default::default(),
+            hdr_placed: Default::default(),
+            before_header: Default::default(),
+            mpos4: Default::default(),
+            ptr: Default::default(),
+            ptr_be: Default::default(),
+            word: Default::default(),
+            beat: Default::default(),
+            rest: Default::default(),
+            held_next: Default::default(),
+            keep_used: Default::default(),
+            c_n: Constant::new(n.into()),
+            c_n_minus_1: Constant::new((n - 1).into()),
+            c_n7: Constant::new(n.into()),
+            c_zero7: Constant::new(0u64.into()),
+            c_byte_d: Constant::new(0xFFu64.into()),
+            c_word_h: Constant::new(0xFFFF_FFFFu64.into()),
+            c_nib_k: Constant::new(0xFu64.into()),
+            c_carry_at: Constant::new(((D - 16) as u64).into()),
+            c_rest_full: Constant::new((32 * n).into()),
+            c_rest_marker: Constant::new((32 * (n - 1)).into()),
+            c_off_mask: Constant::new(0xFFFCu64.into()),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for LaneAssembly<D, K, H, I> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, phase, mpos_q, since_hdr, hdr_pending, held, h, carry, a_valid, a_lanes, a_keep, a_crc_here,
+            a_crc_lane, n_dropped
+        );
+        self.m.tdata.next = self.a_lanes.q.val();
+        self.m.tkeep.next = self.a_keep.q.val();
+        self.m.tvalid.next = self.a_valid.q.val();
+        self.m.tlast.next = self.a_crc_here.q.val();
+        self.m_crc_lane.next = self.a_crc_lane.q.val();
+        self.dropped.next = self.n_dropped.q.val();
+
+        // The beat's octets past tkeep (on its last beat) are zeroed: they become the PAD.
+        self.in_data.next = self.s.tdata.val();
+        if self.s.tlast.val() {
+            for i in 0..K {
+                if !self.s.tkeep.val().get_bit(i) {
+                    self.in_data.next = self.in_data.val() & !(self.c_byte_d.val() << (i * 8).to_bits::<16>());
+                }
+            }
+        }
+
+        // Take the buffered beat? Only when stage A can advance and the held words plus this
+        // beat's Marker leave room for it.
+        self.adv.next = !self.a_valid.q.val() | self.m.tready.val();
+        self.len_bad.next = (self.s_len.val() == 0) | (self.s_len.val() > self.cfg_mulpdu.val());
+        self.in_drop.next = self.phase.q.val() == Phase::Drop;
+        self.idle_bad.next = (self.phase.q.val() == Phase::Idle) & self.s.tvalid.val() & self.len_bad.val();
+        self.mpos.next = bit_cast::<8, 7>(self.mpos_q.q.val());
+        self.mk.next = self.cfg_markers.val() & (self.mpos_q.q.val() < self.c_n7.val());
+        self.take.next = false;
+        if !self.reset.val() & !self.in_drop.val() & !self.idle_bad.val() & self.adv.val() & self.s.tvalid.val() {
+            match self.phase.q.val() {
+                Phase::Idle => {
+                    self.take.next = true;
+                }
+                Phase::Body => {
+                    self.take.next = (self.h.q.val() + self.mk.val()) <= self.c_n.val();
+                }
+                _ => {}
+            }
+        }
+        self.first.next = self.phase.q.val() == Phase::Idle;
+        // The ULPDU_Length word is item 0 of this beat until it has been sent.
+        self.hdr_pend.next = (self.first.val() & self.take.val()) | self.hdr_pending.q.val();
+
+        // This beat's body words: {0, beat, carry} (the carry is ULPDU_Length, big-endian, on
+        // a ULPDU's first beat).
+        self.carry_eff.next = self.carry.q.val();
+        if self.first.val() {
+            self.carry_eff.next = (self.s_len.val() >> 8) | (self.s_len.val() << 8);
+        }
+        self.cur.next = (bit_cast::<H, D>(self.in_data.val()) << 16) | bit_cast::<H, 16>(self.carry_eff.val());
+
+        // Lane counts if the beat is taken (_t) and if not (_n).
+        self.n_body_t.next = self.h.q.val() + self.s_count.val();
+        self.ending_t.next = (self.phase.q.val() == Phase::Tail) | self.s.tlast.val();
+        self.crc_lane_t.next = self.n_body_t.val() + (self.mk.val() & (self.mpos.val() <= self.n_body_t.val()));
+        self.crc_here_t.next = self.ending_t.val() & (self.crc_lane_t.val() < self.c_n.val());
+        self.complete_t.next = self.ending_t.val()
+            | (self.n_body_t.val() >= self.c_n.val())
+            | (self.mk.val() & (self.mpos.val() < self.n_body_t.val()) & (self.n_body_t.val() == self.c_n_minus_1.val()));
+        self.used_t.next = self.c_n.val();
+        self.left_t.next = (self.n_body_t.val() + self.mk.val()) - self.c_n.val();
+        if self.crc_here_t.val() {
+            self.used_t.next = self.crc_lane_t.val() + 1;
+            self.left_t.next = 0.into();
+        }
+        self.n_body_n.next = self.h.q.val();
+        self.ending_n.next = self.phase.q.val() == Phase::Tail;
+        self.crc_lane_n.next = self.n_body_n.val() + (self.mk.val() & (self.mpos.val() <= self.n_body_n.val()));
+        self.crc_here_n.next = self.ending_n.val() & (self.crc_lane_n.val() < self.c_n.val());
+        self.complete_n.next = self.ending_n.val()
+            | (self.n_body_n.val() >= self.c_n.val())
+            | (self.mk.val() & (self.mpos.val() < self.n_body_n.val()) & (self.n_body_n.val() == self.c_n_minus_1.val()));
+        self.used_n.next = self.c_n.val();
+        self.left_n.next = (self.n_body_n.val() + self.mk.val()) - self.c_n.val();
+        if self.crc_here_n.val() {
+            self.used_n.next = self.crc_lane_n.val() + 1;
+            self.left_n.next = 0.into();
+        }
+        self.n_body.next = self.n_body_n.val();
+        self.ending.next = self.ending_n.val();
+        self.crc_lane.next = self.crc_lane_n.val();
+        self.crc_here.next = self.crc_here_n.val();
+        self.complete.next = self.complete_n.val();
+        self.used.next = self.used_n.val();
+        self.left.next = self.left_n.val();
+        if self.take.val() {
+            self.n_body.next = self.n_body_t.val();
+            self.ending.next = self.ending_t.val();
+            self.crc_lane.next = self.crc_lane_t.val();
+            self.crc_here.next = self.crc_here_t.val();
+            self.complete.next = self.complete_t.val();
+            self.used.next = self.used_t.val();
+            self.left.next = self.left_t.val();
+        }
+
+        // The item window: held words, then this beat's words past them (held words at and
+        // above h are zero).
+        self.item.next = bit_cast::<I, H>(self.held.q.val())
+            | (bit_cast::<I, H>(self.cur.val()) << (bit_cast::<16, 8>(self.h.q.val()) << 5));
+
+        // A beat goes out when it ends the FPDU (then it holds the CRC lane or is full) or its
+        // lanes are full: N body words, or N-1 and a Marker with a word after it.
+        self.emit.next = self.adv.val()
+            & self.complete.val()
+            & !self.in_drop.val()
+            & !self.idle_bad.val()
+            & (!self.first.val() | self.take.val());
+
+        // Header lane and Marker pointer (§4.3: FPDUPTR is 0 before the ULPDU_Length field of
+        // the FPDU it belongs to; else the offset back to that field).
+        self.hdr_lane.next = 0.into();
+        if self.mk.val() & (self.mpos.val() == 0) {
+            self.hdr_lane.next = 1.into();
+        }
+        self.hdr_placed.next = self.hdr_pend.val() & (self.hdr_lane.val() < self.c_n.val());
+        self.before_header.next = self.hdr_pend.val() & (self.mpos.val() == 0);
+        self.mpos4.next = bit_cast::<16, 8>(self.mpos.val()) << 2;
+        self.ptr.next = self.since_hdr.q.val() + self.mpos4.val();
+        if self.before_header.val() {
+            self.ptr.next = 0.into();
+        } else if self.hdr_placed.val() {
+            self.ptr.next = self.mpos4.val();
+        }
+
+        // FPDUPTR big-endian, in a 16-bit temporary: swapped inside a wider expression, Verilog
+        // would keep the octet that rust-hdl shifts out.
+        self.ptr_be.next = (self.ptr.val() >> 8) | (self.ptr.val() << 8);
+
+        // The lanes: the Marker (reserved octets 0-1, FPDUPTR in 2-3), the items before it in
+        // their own lanes, the ones after it one lane up. Lane 0 has nothing before it.
+        self.word.next = 0.into();
+        if self.mk.val() & (self.mpos.val() == 0) {
+            self.word.next = bit_cast::<32, 16>(self.ptr_be.val()) << 16;
+        } else if self.n_body.val() > 0 {
+            self.word.next = self.item.val().get_bits::<32>(0);
+        }
+        self.beat.next = bit_cast::<D, 32>(self.word.val());
+        for l in 1..(K / 4) {
+            self.word.next = 0.into();
+            if self.mk.val() & (self.mpos.val() == l.to_bits::<8>()) {
+                self.word.next = bit_cast::<32, 16>(self.ptr_be.val()) << 16;
+            } else if self.mk.val() & (self.mpos.val() < l.to_bits::<8>()) {
+                if l.to_bits::<8>() <= self.n_body.val() {
+                    self.word.next = self.item.val().get_bits::<32>((l - 1) * 32);
+                }
+            } else if l.to_bits::<8>() < self.n_body.val() {
+                self.word.next = self.item.val().get_bits::<32>(l * 32);
+            }
+            self.beat.next = self.beat.val() | (bit_cast::<D, 32>(self.word.val()) << (l * 32).to_bits::<16>());
+        }
+
+        // Words left to hold: a full beat takes N - mk items, so they start at item N - mk (one
+        // of two fixed shifts); a CRC beat leaves none.
+        self.rest.next = bit_cast::<H, I>(self.item.val() >> self.c_rest_full.val());
+        if self.mk.val() {
+            self.rest.next = bit_cast::<H, I>(self.item.val() >> self.c_rest_marker.val());
+        }
+        self.held_next.next = 0.into();
+        for i in 0..(K / 4 + 1) {
+            if i.to_bits::<8>() < self.left.val() {
+                self.held_next.next =
+                    self.held_next.val() | (self.rest.val() & (self.c_word_h.val() << (i * 32).to_bits::<16>()));
+            }
+        }
+        self.keep_used.next = 0.into();
+        for l in 0..(K / 4) {
+            if self.used.val() > l.to_bits::<8>() {
+                self.keep_used.next = self.keep_used.val() | (self.c_nib_k.val() << (l * 4).to_bits::<16>());
+            }
+        }
+
+        // The buffered beat is consumed when taken, or discarded with a dropped ULPDU.
+        self.s.tready.next = !self.reset.val()
+            & ((self.in_drop.val() & self.s.tvalid.val()) | self.idle_bad.val() | self.take.val());
+
+        // Registers.
+        if self.m.tready.val() {
+            self.a_valid.d.next = false;
+        }
+        if self.in_drop.val() {
+            if self.s.tvalid.val() & self.s.tlast.val() {
+                self.phase.d.next = Phase::Idle;
+            }
+        } else if self.idle_bad.val() {
+            self.n_dropped.d.next = self.n_dropped.q.val() + 1;
+            if !self.s.tlast.val() {
+                self.phase.d.next = Phase::Drop;
+            }
+        } else {
+            if self.take.val() {
+                self.carry.d.next = bit_cast::<16, D>(self.in_data.val() >> self.c_carry_at.val());
+            }
+            if self.emit.val() {
+                self.a_lanes.d.next = self.beat.val();
+                self.a_valid.d.next = true;
+                self.a_crc_here.d.next = self.crc_here.val();
+                self.a_crc_lane.d.next = self.crc_lane.val();
+                self.a_keep.d.next = self.keep_used.val();
+                self.mpos_q.d.next = self.mpos_q.q.val() - bit_cast::<7, 8>(self.used.val());
+                self.since_hdr.d.next = self.since_hdr.q.val() + (bit_cast::<16, 8>(self.used.val()) << 2);
+                if self.hdr_placed.val() {
+                    self.since_hdr.d.next = (bit_cast::<16, 8>(self.used.val()) - bit_cast::<16, 8>(self.hdr_lane.val())) << 2;
+                }
+                self.hdr_pending.d.next = self.hdr_pend.val() & !self.hdr_placed.val();
+                self.held.d.next = self.held_next.val();
+                self.h.d.next = self.left.val();
+                if self.crc_here.val() {
+                    self.phase.d.next = Phase::Idle;
+                } else if self.ending.val() {
+                    self.phase.d.next = Phase::Tail;
+                } else {
+                    self.phase.d.next = Phase::Body;
+                }
+            }
+        }
+        if self.reset.val() {
+            self.phase.d.next = Phase::Idle;
+            // The lane of the first Marker: (512 - offset mod 512) / 4, mod 128.
+            self.mpos_q.d.next = self.c_zero7.val() - bit_cast::<7, 16>(self.cfg_offset.val() >> 2);
+            self.since_hdr.d.next = self.cfg_offset.val() & self.c_off_mask.val();
+            self.hdr_pending.d.next = false;
+            self.held.d.next = 0.into();
+            self.h.d.next = 0.into();
+            self.carry.d.next = 0.into();
+            self.a_valid.d.next = false;
+            self.a_lanes.d.next = 0.into();
+            self.a_keep.d.next = 0.into();
+            self.a_crc_here.d.next = false;
+            self.a_crc_lane.d.next = 0.into();
+            self.n_dropped.d.next = 0.into();
+        }
+    }
+}
