@@ -73,7 +73,7 @@ impl<const D: usize, const K: usize, const C: usize> Logic for CrcStep<D, K, C> 
     }
 
     fn hdl(&self) -> Verilog {
-        let mut s = super::verilog::step_logic(&self._net, "p", "state", "data", "keep");
+        let mut s = super::verilog::step_logic_shifter(&self._net, "p", "state", "data", "keep");
         s.push_str("always @(*) begin\n   nxt = p_nxt;\n   fin = p_fin;\nend\n");
         Verilog::Custom(s)
     }
