@@ -59,7 +59,7 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     /// The ULPDU's length (read with its first beat).
     pub s_len: Signal<In, Bits<16>>,
     /// Body words the beat yields: `N`, or `⌈(2+k)/4⌉` on a last beat of `k` octets.
-    pub s_count: Signal<In, Bits<8>>,
+    pub s_count: Signal<In, Bits<5>>,
     /// Assembled beats: every lane but the CRC's; `tlast` on an FPDU's last beat, whose CRC
     /// lane (zeros here) is `m_crc_lane`.
     pub m: AxisSource<D, K>,
@@ -72,7 +72,9 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     since_hdr: DFF<Bits<16>>,
     hdr_pending: DFF<Bit>,
     held: DFF<Bits<H>>,
-    h: DFF<Bits<8>>,
+    /// Held words, `0..=N+1` (5 bits cover W = 64; the counts are 8-bit sums of it, and a
+    /// narrow register tells synthesis their high bits are zero).
+    h: DFF<Bits<5>>,
     carry: DFF<Bits<16>>,
     a_valid: DFF<Bit>,
     a_lanes: DFF<Bits<D>>,
@@ -273,7 +275,7 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
                     self.take.next = true;
                 }
                 Phase::Body => {
-                    self.take.next = (self.h.q.val() + self.mk.val()) <= self.c_n.val();
+                    self.take.next = (bit_cast::<8, 5>(self.h.q.val()) + self.mk.val()) <= self.c_n.val();
                 }
                 _ => {}
             }
@@ -291,7 +293,7 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
         self.cur.next = (bit_cast::<H, D>(self.in_data.val()) << 16) | bit_cast::<H, 16>(self.carry_eff.val());
 
         // Lane counts if the beat is taken (_t) and if not (_n).
-        self.n_body_t.next = self.h.q.val() + self.s_count.val();
+        self.n_body_t.next = bit_cast::<8, 5>(self.h.q.val()) + bit_cast::<8, 5>(self.s_count.val());
         self.ending_t.next = (self.phase.q.val() == Phase::Tail) | self.s.tlast.val();
         self.crc_lane_t.next = self.n_body_t.val() + (self.mk.val() & (self.mpos.val() <= self.n_body_t.val()));
         self.crc_here_t.next = self.ending_t.val() & (self.crc_lane_t.val() < self.c_n.val());
@@ -304,7 +306,7 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
             self.used_t.next = self.crc_lane_t.val() + 1;
             self.left_t.next = 0.into();
         }
-        self.n_body_n.next = self.h.q.val();
+        self.n_body_n.next = bit_cast::<8, 5>(self.h.q.val());
         self.ending_n.next = self.phase.q.val() == Phase::Tail;
         self.crc_lane_n.next = self.n_body_n.val() + (self.mk.val() & (self.mpos.val() <= self.n_body_n.val()));
         self.crc_here_n.next = self.ending_n.val() & (self.crc_lane_n.val() < self.c_n.val());
@@ -337,7 +339,7 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
         // The item window: held words, then this beat's words past them (held words at and
         // above h are zero).
         self.item.next = bit_cast::<I, H>(self.held.q.val())
-            | (bit_cast::<I, H>(self.cur.val()) << (bit_cast::<16, 8>(self.h.q.val()) << 5));
+            | (bit_cast::<I, H>(self.cur.val()) << (bit_cast::<16, 5>(self.h.q.val()) << 5));
 
         // A beat goes out when it ends the FPDU (then it holds the CRC lane or is full) or its
         // lanes are full: N body words, or N-1 and a Marker with a word after it.
@@ -444,7 +446,7 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
                 }
                 self.hdr_pending.d.next = self.hdr_pend.val() & !self.hdr_placed.val();
                 self.held.d.next = self.held_next.val();
-                self.h.d.next = self.left.val();
+                self.h.d.next = bit_cast::<5, 8>(self.left.val());
                 if self.crc_here.val() {
                     self.phase.d.next = Phase::Idle;
                 } else if self.ending.val() {

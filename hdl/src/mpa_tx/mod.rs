@@ -59,13 +59,13 @@ pub struct MpaTx<const D: usize, const K: usize, const H: usize, const I: usize>
     pub m: AxisSource<D, K>,
     pub fpdus: Signal<Out, Bits<32>>,
     pub dropped: Signal<Out, Bits<32>>,
-    inbuf: AxisSkid<D, K, 24>,
+    inbuf: AxisSkid<D, K, 21>,
     assembly: LaneAssembly<D, K, H, I>,
     crc: CrcStage<D, K>,
     /// Body words of the input beat: `N`, or `1 + Σ tkeep[4j-2]` (= ⌈(2+k)/4⌉) on a last beat,
     /// computed before the skid buffer so the lane counts start from a register.
-    count: Signal<Local, Bits<8>>,
-    c_n: Constant<Bits<8>>,
+    count: Signal<Local, Bits<5>>,
+    c_n: Constant<Bits<5>>,
 }
 
 /// The three shipped widths.
@@ -116,12 +116,12 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for M
                 }
             }
         }
-        self.inbuf.s_user.next = (bit_cast::<24, 16>(self.s_len.val()) << 8) | bit_cast::<24, 8>(self.count.val());
+        self.inbuf.s_user.next = (bit_cast::<21, 16>(self.s_len.val()) << 5) | bit_cast::<21, 5>(self.count.val());
 
         // Skid buffer → lane assembly → CRC stage → output port.
         AxisSource::<D, K>::join(&mut self.inbuf.m, &mut self.assembly.s);
-        self.assembly.s_len.next = self.inbuf.m_user.val().get_bits::<16>(8);
-        self.assembly.s_count.next = self.inbuf.m_user.val().get_bits::<8>(0);
+        self.assembly.s_len.next = self.inbuf.m_user.val().get_bits::<16>(5);
+        self.assembly.s_count.next = self.inbuf.m_user.val().get_bits::<5>(0);
         self.assembly.cfg_markers.next = self.cfg_markers.val();
         self.assembly.cfg_mulpdu.next = self.cfg_mulpdu.val();
         self.assembly.cfg_offset.next = self.cfg_offset.val();
