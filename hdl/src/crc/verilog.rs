@@ -223,7 +223,6 @@ pub fn step_logic(net: &CrcNetwork, p: &str, r: &str, data: &str, keep: &str) ->
     let rb = 8 * m;
     let db = 8 * w;
     let sb = net.shift_bits();
-    let cb = net.params.width as usize;
     let mut s = String::new();
     writeln!(s, "// {}: one {}-octet step, partial beats through the same network.", net.params.name, w).unwrap();
     // Through a sized wire: a 1-bit port has no range to index.
@@ -263,16 +262,7 @@ pub fn step_logic(net: &CrcNetwork, p: &str, r: &str, data: &str, keep: &str) ->
     }
     writeln!(s, "   endcase").unwrap();
     writeln!(s, "end").unwrap();
-    writeln!(s, "wire [{}:0] {p}_nxt;", rb - 1).unwrap();
-    for j in 0..rb {
-        let mut mask = vec![false; db];
-        for (i, c) in net.columns.iter().enumerate() {
-            mask[i] = *c >> j & 1 != 0;
-        }
-        writeln!(s, "assign {p}_nxt[{j}] = ^({p}_win & {db}'h{}) ^ {p}_ovf[{j}];", hex(&mask)).unwrap();
-    }
-    let fin: Vec<String> = (0..cb).rev().map(|j| format!("{p}_nxt[{}]", net.out_perm[j])).collect();
-    writeln!(s, "wire [{}:0] {p}_fin = {{{}}} ^ {cb}'h{:X};", cb - 1, fin.join(", "), net.params.xorout).unwrap();
+    s.push_str(&network_outputs(net, p));
     s
 }
 
@@ -287,7 +277,6 @@ pub fn step_logic_shifter(net: &CrcNetwork, p: &str, r: &str, data: &str, keep: 
     let m = net.reg_bytes;
     let rb = 8 * m;
     let db = 8 * w;
-    let cb = net.params.width as usize;
     let lb = w.trailing_zeros() as usize;
     let mut s = String::new();
     writeln!(s, "// {}: one {}-octet step; a partial beat's k octets right-aligned by a byte shifter.", net.params.name, w).unwrap();
@@ -339,6 +328,17 @@ pub fn step_logic_shifter(net: &CrcNetwork, p: &str, r: &str, data: &str, keep: 
     }
     writeln!(s, "   if ({p}_none) {p}_ovf = {r};").unwrap();
     writeln!(s, "end").unwrap();
+    s.push_str(&network_outputs(net, p));
+    s
+}
+
+/// `{p}_nxt` (the network over `{p}_win`, XOR the overflow `{p}_ovf`, one flat parity per output
+/// bit) and `{p}_fin` (bit permutation and xorout): the common end of both step forms.
+fn network_outputs(net: &CrcNetwork, p: &str) -> String {
+    let rb = 8 * net.reg_bytes;
+    let db = 8 * net.bytes;
+    let cb = net.params.width as usize;
+    let mut s = String::new();
     writeln!(s, "wire [{}:0] {p}_nxt;", rb - 1).unwrap();
     for j in 0..rb {
         let mut mask = vec![false; db];
