@@ -145,7 +145,7 @@ fn main() {
 /// cycle count; `eval` settles with the clock low, `tick` is one rising edge. VCD time: 10 per
 /// cycle, the edge at +5, repeated `eval`s in one cycle at +0..+4.
 fn shim_for(e: &BlockEntry) -> String {
-    let g = (e.generate)();
+    let g = e.generate();
     let n = &e.name;
     let cls = format!("V{n}");
     let clock = g.ports.iter().find(|p| p.is_clock).map(|p| p.name.clone());
@@ -203,7 +203,7 @@ fn write_bindings(out: &Path, entries: &[BlockEntry], with_models: bool) {
     if with_models {
         for e in entries {
             let n = &e.name;
-            let g = (e.generate)();
+            let g = e.generate();
             let ports: Vec<String> = g
                 .ports
                 .iter()

@@ -61,7 +61,16 @@ impl Probe for PortProbe {
             && signal.descriptor().name == "clock";
         let mut path = self.ns.clone();
         path.push(name.to_string());
-        self.ports.push(Port { name: path.join("_"), hdl_name: path.join("$"), width: signal.bits(), dir, is_clock });
+        let hdl_name = path.join("$");
+        // A bundle field `x_bus` flattens as `x`: `reg_bus$wr_addr` is Corundum's `reg_wr_addr`
+        // (`reg` itself is a Verilog keyword rust-hdl refuses as a name).
+        let bundles = path.len() - 1;
+        for n in path.iter_mut().take(bundles) {
+            if let Some(stem) = n.strip_suffix("_bus") {
+                *n = stem.to_string();
+            }
+        }
+        self.ports.push(Port { name: path.join("_"), hdl_name, width: signal.bits(), dir, is_clock });
     }
     fn visit_end_scope(&mut self, _name: &str, _node: &dyn Block) {
         self.depth -= 1;
@@ -79,6 +88,60 @@ pub fn ports_of(block: &dyn Block) -> Vec<Port> {
         panic!("two ports flatten to `{}`", w[0]);
     }
     p.ports
+}
+
+/// Renames the Verilog identifiers of `line` found in `map`, except a named port connection's
+/// formal name (an identifier right after `.`).
+pub fn rename_identifiers(line: &str, map: &std::collections::HashMap<&str, &str>) -> String {
+    let b = line.as_bytes();
+    let mut out = String::with_capacity(line.len());
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if line[i..].starts_with("//") {
+            // A comment: left as written.
+            out.push_str(&line[i..]);
+            break;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'$') {
+                i += 1;
+            }
+            let id = &line[start..i];
+            let formal = start > 0 && b[start - 1] == b'.';
+            match map.get(id) {
+                Some(flat) if !formal => out.push_str(flat),
+                _ => out.push_str(id),
+            }
+        } else if c.is_ascii_digit() || c == b'\'' {
+            // A number (`32'h1f`): its digits are not identifiers.
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'\'' || b[i] == b'_') {
+                i += 1;
+            }
+            out.push_str(&line[start..i]);
+        } else {
+            out.push(c as char);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// A hand-written Verilog body (a `Verilog::Custom` leaf) written against flat port names
+/// (`s_tdata`, `cfg_mtu`, and a counter bundle's fields bare: `packets`), made to name the
+/// ports rust-hdl declares for `block`'s bundles (`s$tdata`, `cfg$mtu`, `counters$packets`).
+pub fn body_for_bundles(body: &str, block: &dyn Block) -> String {
+    let ports = ports_of(block);
+    let mut map = std::collections::HashMap::new();
+    for p in ports.iter().filter(|p| p.hdl_name != p.name) {
+        map.insert(p.name.as_str(), p.hdl_name.as_str());
+        if let Some(field) = p.name.strip_prefix("counters_") {
+            map.insert(field, p.hdl_name.as_str());
+        }
+    }
+    body.lines().map(|l| rename_identifiers(l, &map) + "\n").collect()
 }
 
 /// rust-hdl timing annotation of a block with one AXI-Stream input (`s_`) and one output

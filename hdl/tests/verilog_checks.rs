@@ -22,7 +22,7 @@ fn ok<T>(r: Result<T, ToolError>, what: &str) -> T {
 fn every_entry_passes_yosys_validate() {
     need("yosys");
     for e in catalogue() {
-        let g = (e.generate)();
+        let g = e.generate();
         // rust-hdl's check: no latches, no implicit or undriven wires (module must be `top`).
         if let Err(err) = yosys_validate(&format!("offload_hdl_{}", e.name), &g.verilog) {
             panic!("{}: yosys_validate: {err:?}", e.name);

@@ -87,7 +87,7 @@ pub fn run_mctp_tx(m: &mut VerilatedModel, jobs: &[MctpTxJob], traffic: &Traffic
         return Err(SimError::Port("MCTP TX model has no s_len".into()));
     }
     let side = SidePorts::bind(m)?;
-    let counter = |n: &str| m.expect_port(n, PortDir::Out, Some(32));
+    let counter = |n: &str| m.expect_port(&format!("counters_{n}"), PortDir::Out, Some(32));
     let (packets, messages, dropped, len_errors) =
         (counter("packets")?, counter("messages")?, counter("dropped")?, counter("len_errors")?);
     m.reset(2);
@@ -159,7 +159,7 @@ pub fn run_mctp_rx(
     let (smbus, mic, strict, max_len) = (p("cfg_smbus", 1)?, p("cfg_mic", 1)?, p("cfg_strict", 1)?, p("cfg_max_len", 13)?);
     let q = |n: &str, w: usize| m.expect_port(n, PortDir::Out, Some(w));
     let (src, dst, tag, to) = (q("m_src_eid", 8)?, q("m_dst_eid", 8)?, q("m_tag", 3)?, q("m_to", 1)?);
-    let counters: Vec<PortId> = RX_COUNTERS.iter().map(|n| q(n, 32)).collect::<Result<_, _>>()?;
+    let counters: Vec<PortId> = RX_COUNTERS.iter().map(|n| q(&format!("counters_{n}"), 32)).collect::<Result<_, _>>()?;
     let (tvalid, tlast, tready) = (output.tvalid, output.tlast.expect("m_tlast"), output.tready.expect("m_tready"));
     m.set(smbus, cfg.smbus as u64);
     m.set(mic, cfg.mic as u64);

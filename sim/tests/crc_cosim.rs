@@ -204,7 +204,7 @@ fn verilated_offload_matches_software() {
 fn model_ports_are_the_rust_hdl_ports() {
     for e in offload_hdl::catalogue() {
         let m = VerilatedModel::by_name(&e.name).unwrap_or_else(|err| panic!("{err}"));
-        let g = (e.generate)();
+        let g = e.generate();
         let built: Vec<(&str, usize)> = m.info().ports.iter().map(|p| (p.name, p.width)).collect();
         let hdl: Vec<(&str, usize)> = g.ports.iter().map(|p| (p.name.as_str(), p.width)).collect();
         assert_eq!(built, hdl, "{}", e.name);

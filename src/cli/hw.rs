@@ -59,8 +59,8 @@ pub enum PnrDevice {
 
 #[derive(Args, Debug)]
 pub struct SynthArgs {
-    /// Block kind (`crc`, or any block kind in the registry).
-    #[arg(long, default_value = "crc")]
+    /// Block kind: one of the registry's (`offload_hdl::registry::block_kinds`).
+    #[arg(long, default_value = "crc", value_parser = clap::builder::PossibleValuesParser::new(offload_hdl::registry::block_kinds()))]
     block: String,
     /// Octets per beat.
     #[arg(long)]
@@ -99,7 +99,7 @@ pub fn synth(a: SynthArgs) -> anyhow::Result<()> {
     };
     let v = e.shipped_verilog();
     let top = e.module_name();
-    println!("block {} ({})", e.name, e.params.lines().nth(1).unwrap_or(""));
+    println!("block {} ({})", e.name, e.summary.lines().next().unwrap_or(""));
     if !a.no_xilinx {
         let x = tools::synth_xilinx(&v, &top).map_err(tool_err)?;
         println!(
@@ -117,7 +117,7 @@ pub fn synth(a: SynthArgs) -> anyhow::Result<()> {
     };
     // More I/O bits than the package has pins: time the block behind a 3-pin shift-register
     // wrapper instead (its own register-to-register paths are what matter).
-    let ports = (e.generate)().ports;
+    let ports = e.generate().ports;
     let io_bits: usize = ports.iter().map(|p| p.width).sum();
     let (design, pnr_top, how) = if io_bits > pins {
         (format!("{v}\n{}", tools::pin_wrapper(&top, &ports)), "fmax_wrap".to_string(), " (I/O through a shift-register wrapper)")

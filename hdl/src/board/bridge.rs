@@ -33,6 +33,8 @@
 //! `OkBridge` has no Rust cycle model: rust-hdl's simulator must not run it (its `update`
 //! panics); it is verified in Verilator through `BoardCore`.
 
+use crate::axis::{AxisSink, AxisSource};
+use crate::top::reg_bus::RegMaster;
 use crate::top::OffloadTop;
 use rust_hdl::prelude::*;
 use std::fmt::Write;
@@ -41,77 +43,40 @@ use std::fmt::Write;
 /// once there.
 pub use offload_driver::ok::{ep, IN_FIFO_WORDS, OUT_FIFO_BEATS};
 
-macro_rules! bridge_block {
-    ($($(#[$m:meta])* $name:ident: $dir:ident $ty:ty,)*) => {
-        /// The endpoint-to-`OffloadTop` bridge (Verilog from [`body`]).
-        #[derive(LogicBlock)]
-        pub struct OkBridge {
-            $($(#[$m])* pub $name: Signal<$dir, $ty>,)*
-        }
-        impl Default for OkBridge {
-            fn default() -> Self {
-                OkBridge { $($name: Default::default(),)* }
-            }
-        }
-    };
-}
-
-bridge_block! {
-    clock: In Clock,
-    wi_addr: In Bits<16>,
-    wi_data_lo: In Bits<16>,
-    wi_data_hi: In Bits<16>,
-    wi_control: In Bits<16>,
-    ti_bus: In Bits<16>,
-    mpa_in_write: In Bit,
-    mpa_in_data: In Bits<16>,
-    mctp_in_write: In Bit,
-    mctp_in_data: In Bits<16>,
-    mpa_out_read: In Bit,
-    mctp_out_read: In Bit,
-    wo_data_lo: Out Bits<16>,
-    wo_data_hi: Out Bits<16>,
-    wo_status: Out Bits<16>,
-    wo_mpa_in_free: Out Bits<16>,
-    wo_mctp_in_free: Out Bits<16>,
-    wo_mpa_out_count: Out Bits<16>,
-    wo_mctp_out_count: Out Bits<16>,
-    mpa_out_data: Out Bits<16>,
-    mctp_out_data: Out Bits<16>,
-    leds: Out Bits<8>,
+/// The endpoint-to-`OffloadTop` bridge (Verilog from [`body`]).
+#[derive(LogicBlock, Default)]
+pub struct OkBridge {
+    pub clock: Signal<In, Clock>,
+    pub wi_addr: Signal<In, Bits<16>>,
+    pub wi_data_lo: Signal<In, Bits<16>>,
+    pub wi_data_hi: Signal<In, Bits<16>>,
+    pub wi_control: Signal<In, Bits<16>>,
+    pub ti_bus: Signal<In, Bits<16>>,
+    pub mpa_in_write: Signal<In, Bit>,
+    pub mpa_in_data: Signal<In, Bits<16>>,
+    pub mctp_in_write: Signal<In, Bit>,
+    pub mctp_in_data: Signal<In, Bits<16>>,
+    pub mpa_out_read: Signal<In, Bit>,
+    pub mctp_out_read: Signal<In, Bit>,
+    pub wo_data_lo: Signal<Out, Bits<16>>,
+    pub wo_data_hi: Signal<Out, Bits<16>>,
+    pub wo_status: Signal<Out, Bits<16>>,
+    pub wo_mpa_in_free: Signal<Out, Bits<16>>,
+    pub wo_mctp_in_free: Signal<Out, Bits<16>>,
+    pub wo_mpa_out_count: Signal<Out, Bits<16>>,
+    pub wo_mctp_out_count: Signal<Out, Bits<16>>,
+    pub mpa_out_data: Signal<Out, Bits<16>>,
+    pub mctp_out_data: Signal<Out, Bits<16>>,
+    pub leds: Signal<Out, Bits<8>>,
     // OffloadTop side.
-    top_reset: Out Bit,
-    reg_wr_addr: Out Bits<8>,
-    reg_wr_data: Out Bits<32>,
-    reg_wr_strb: Out Bits<4>,
-    reg_wr_en: Out Bit,
-    reg_wr_ack: In Bit,
-    reg_rd_addr: Out Bits<8>,
-    reg_rd_en: Out Bit,
-    reg_rd_data: In Bits<32>,
-    reg_rd_ack: In Bit,
-    mpa_s_tdata: Out Bits<32>,
-    mpa_s_tkeep: Out Bits<4>,
-    mpa_s_tvalid: Out Bit,
-    mpa_s_tlast: Out Bit,
-    mpa_s_len: Out Bits<16>,
-    mpa_s_tready: In Bit,
-    mpa_m_tdata: In Bits<32>,
-    mpa_m_tkeep: In Bits<4>,
-    mpa_m_tvalid: In Bit,
-    mpa_m_tlast: In Bit,
-    mpa_m_tready: Out Bit,
-    mctp_s_tdata: Out Bits<32>,
-    mctp_s_tkeep: Out Bits<4>,
-    mctp_s_tvalid: Out Bit,
-    mctp_s_tlast: Out Bit,
-    mctp_s_len: Out Bits<17>,
-    mctp_s_tready: In Bit,
-    mctp_m_tdata: In Bits<32>,
-    mctp_m_tkeep: In Bits<4>,
-    mctp_m_tvalid: In Bit,
-    mctp_m_tlast: In Bit,
-    mctp_m_tready: Out Bit,
+    pub top_reset: Signal<Out, Bit>,
+    pub reg_bus: RegMaster,
+    pub mpa_s: AxisSource<32, 4>,
+    pub mpa_s_len: Signal<Out, Bits<16>>,
+    pub mpa_m: AxisSink<32, 4>,
+    pub mctp_s: AxisSource<32, 4>,
+    pub mctp_s_len: Signal<Out, Bits<17>>,
+    pub mctp_m: AxisSink<32, 4>,
 }
 
 impl Logic for OkBridge {
@@ -135,28 +100,28 @@ impl Logic for OkBridge {
         }
         self.leds.connect();
         self.top_reset.connect();
-        self.reg_wr_addr.connect();
-        self.reg_wr_data.connect();
-        self.reg_wr_strb.connect();
-        self.reg_wr_en.connect();
-        self.reg_rd_addr.connect();
-        self.reg_rd_en.connect();
-        self.mpa_s_tdata.connect();
-        self.mpa_s_tkeep.connect();
-        self.mpa_s_tvalid.connect();
-        self.mpa_s_tlast.connect();
+        self.reg_bus.wr_addr.connect();
+        self.reg_bus.wr_data.connect();
+        self.reg_bus.wr_strb.connect();
+        self.reg_bus.wr_en.connect();
+        self.reg_bus.rd_addr.connect();
+        self.reg_bus.rd_en.connect();
+        self.mpa_s.tdata.connect();
+        self.mpa_s.tkeep.connect();
+        self.mpa_s.tvalid.connect();
+        self.mpa_s.tlast.connect();
         self.mpa_s_len.connect();
-        self.mpa_m_tready.connect();
-        self.mctp_s_tdata.connect();
-        self.mctp_s_tkeep.connect();
-        self.mctp_s_tvalid.connect();
-        self.mctp_s_tlast.connect();
+        self.mpa_m.tready.connect();
+        self.mctp_s.tdata.connect();
+        self.mctp_s.tkeep.connect();
+        self.mctp_s.tvalid.connect();
+        self.mctp_s.tlast.connect();
         self.mctp_s_len.connect();
-        self.mctp_m_tready.connect();
+        self.mctp_m.tready.connect();
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(body())
+        Verilog::Custom(crate::ports::body_for_bundles(&body(), self))
     }
 }
 
@@ -309,6 +274,7 @@ pub fn body() -> String {
     o!("wire [14:0] unused_control = wi_control[15:1];");
     o!("wire [7:0] unused_addr_hi = wi_addr[15:8];");
     o!("wire [13:0] unused_trigger = ti_bus[15:2];");
+    o!("wire unused_wait = reg_wr_wait | reg_rd_wait; // always 0: every access completes in a clock");
     // Register bridge.
     o!("reg [1:0] b_st; reg [7:0] b_count; reg [31:0] b_rdata; reg [25:0] heartbeat;");
     o!("initial begin b_st = 0; b_count = 0; b_rdata = 0; heartbeat = 0; reg_wr_en = 0; reg_rd_en = 0; reg_wr_addr = 0; reg_wr_data = 0; reg_rd_addr = 0; end");
@@ -371,16 +337,8 @@ pub struct BoardCore {
     pub mctp_out_data: Signal<Out, Bits<16>>,
     pub leds: Signal<Out, Bits<8>>,
     /// The MCTP RX path of `OffloadTop`, passed through: not bridged to FrontPanel yet.
-    pub mctp_rx_s_tdata: Signal<In, Bits<32>>,
-    pub mctp_rx_s_tkeep: Signal<In, Bits<4>>,
-    pub mctp_rx_s_tvalid: Signal<In, Bit>,
-    pub mctp_rx_s_tlast: Signal<In, Bit>,
-    pub mctp_rx_s_tready: Signal<Out, Bit>,
-    pub mctp_rx_m_tdata: Signal<Out, Bits<32>>,
-    pub mctp_rx_m_tkeep: Signal<Out, Bits<4>>,
-    pub mctp_rx_m_tvalid: Signal<Out, Bit>,
-    pub mctp_rx_m_tlast: Signal<Out, Bit>,
-    pub mctp_rx_m_tready: Signal<In, Bit>,
+    pub mctp_rx_s: AxisSink<32, 4>,
+    pub mctp_rx_m: AxisSource<32, 4>,
     pub mctp_rx_m_src_eid: Signal<Out, Bits<8>>,
     pub mctp_rx_m_dst_eid: Signal<Out, Bits<8>>,
     pub mctp_rx_m_tag: Signal<Out, Bits<3>>,
@@ -416,52 +374,20 @@ impl Logic for BoardCore {
         self.mpa_out_data.next = self.bridge.mpa_out_data.val();
         self.mctp_out_data.next = self.bridge.mctp_out_data.val();
         self.leds.next = self.bridge.leds.val();
-        self.top.mctp_rx_s_tdata.next = self.mctp_rx_s_tdata.val();
-        self.top.mctp_rx_s_tkeep.next = self.mctp_rx_s_tkeep.val();
-        self.top.mctp_rx_s_tvalid.next = self.mctp_rx_s_tvalid.val();
-        self.top.mctp_rx_s_tlast.next = self.mctp_rx_s_tlast.val();
-        self.mctp_rx_s_tready.next = self.top.mctp_rx_s_tready.val();
-        self.mctp_rx_m_tdata.next = self.top.mctp_rx_m_tdata.val();
-        self.mctp_rx_m_tkeep.next = self.top.mctp_rx_m_tkeep.val();
-        self.mctp_rx_m_tvalid.next = self.top.mctp_rx_m_tvalid.val();
-        self.mctp_rx_m_tlast.next = self.top.mctp_rx_m_tlast.val();
-        self.top.mctp_rx_m_tready.next = self.mctp_rx_m_tready.val();
+        AxisSink::<32, 4>::link(&mut self.mctp_rx_s, &mut self.top.mctp_rx_s);
+        AxisSource::<32, 4>::link(&mut self.mctp_rx_m, &mut self.top.mctp_rx_m);
         self.mctp_rx_m_src_eid.next = self.top.mctp_rx_m_src_eid.val();
         self.mctp_rx_m_dst_eid.next = self.top.mctp_rx_m_dst_eid.val();
         self.mctp_rx_m_tag.next = self.top.mctp_rx_m_tag.val();
         self.mctp_rx_m_to.next = self.top.mctp_rx_m_to.val();
         // OffloadTop side.
         self.top.reset.next = self.bridge.top_reset.val();
-        self.top.reg_wr_addr.next = self.bridge.reg_wr_addr.val();
-        self.top.reg_wr_data.next = self.bridge.reg_wr_data.val();
-        self.top.reg_wr_strb.next = self.bridge.reg_wr_strb.val();
-        self.top.reg_wr_en.next = self.bridge.reg_wr_en.val();
-        self.bridge.reg_wr_ack.next = self.top.reg_wr_ack.val();
-        self.top.reg_rd_addr.next = self.bridge.reg_rd_addr.val();
-        self.top.reg_rd_en.next = self.bridge.reg_rd_en.val();
-        self.bridge.reg_rd_data.next = self.top.reg_rd_data.val();
-        self.bridge.reg_rd_ack.next = self.top.reg_rd_ack.val();
-        self.top.mpa_s_tdata.next = self.bridge.mpa_s_tdata.val();
-        self.top.mpa_s_tkeep.next = self.bridge.mpa_s_tkeep.val();
-        self.top.mpa_s_tvalid.next = self.bridge.mpa_s_tvalid.val();
-        self.top.mpa_s_tlast.next = self.bridge.mpa_s_tlast.val();
+        RegMaster::join(&mut self.bridge.reg_bus, &mut self.top.reg_bus);
+        AxisSource::<32, 4>::join(&mut self.bridge.mpa_s, &mut self.top.mpa_s);
         self.top.mpa_s_len.next = self.bridge.mpa_s_len.val();
-        self.bridge.mpa_s_tready.next = self.top.mpa_s_tready.val();
-        self.bridge.mpa_m_tdata.next = self.top.mpa_m_tdata.val();
-        self.bridge.mpa_m_tkeep.next = self.top.mpa_m_tkeep.val();
-        self.bridge.mpa_m_tvalid.next = self.top.mpa_m_tvalid.val();
-        self.bridge.mpa_m_tlast.next = self.top.mpa_m_tlast.val();
-        self.top.mpa_m_tready.next = self.bridge.mpa_m_tready.val();
-        self.top.mctp_s_tdata.next = self.bridge.mctp_s_tdata.val();
-        self.top.mctp_s_tkeep.next = self.bridge.mctp_s_tkeep.val();
-        self.top.mctp_s_tvalid.next = self.bridge.mctp_s_tvalid.val();
-        self.top.mctp_s_tlast.next = self.bridge.mctp_s_tlast.val();
+        AxisSource::<32, 4>::join(&mut self.top.mpa_m, &mut self.bridge.mpa_m);
+        AxisSource::<32, 4>::join(&mut self.bridge.mctp_s, &mut self.top.mctp_s);
         self.top.mctp_s_len.next = self.bridge.mctp_s_len.val();
-        self.bridge.mctp_s_tready.next = self.top.mctp_s_tready.val();
-        self.bridge.mctp_m_tdata.next = self.top.mctp_m_tdata.val();
-        self.bridge.mctp_m_tkeep.next = self.top.mctp_m_tkeep.val();
-        self.bridge.mctp_m_tvalid.next = self.top.mctp_m_tvalid.val();
-        self.bridge.mctp_m_tlast.next = self.top.mctp_m_tlast.val();
-        self.top.mctp_m_tready.next = self.bridge.mctp_m_tready.val();
+        AxisSource::<32, 4>::join(&mut self.top.mctp_m, &mut self.bridge.mctp_m);
     }
 }

@@ -17,13 +17,6 @@ fn hex(bits: &[bool]) -> String {
         .collect()
 }
 
-fn mask(w: usize) -> u64 {
-    if w == 64 {
-        u64::MAX
-    } else {
-        (1u64 << w) - 1
-    }
-}
 
 /// One CRC step as combinational logic, for blocks that embed the CRC (the MPA framer): from
 /// register `r` (consumption order), `W` data octets `data` and octet mask `keep` (contiguous

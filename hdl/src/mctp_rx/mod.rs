@@ -15,7 +15,8 @@
 //!   `m_tag`, `m_to` hold the message's header fields with every beat. Only messages that
 //!   passed every check appear: there is no error flag because nothing is streamed before it
 //!   is known good (see [`model`] for why the block buffers whole messages).
-//! - Counters (32 bits, wrapping): `messages`, `malformed`, `no_context`, `bad_sequence`,
+//! - Counters (32 bits, wrapping; the [`MctpRxCounters`] bundle, `counters_messages` … at the
+//!   boundary): `messages`, `malformed`, `no_context`, `bad_sequence`,
 //!   `bad_unit_size`, `restarted`, `too_long`, `contexts_full` (the software's
 //!   `ReassemblyStats`), `bad_pec`, `bad_smbus` (its SMBus binding errors), `mic_errors` (its
 //!   integrity errors) and `oversize` (raw frames over 260 octets, a hardware limit).
@@ -28,7 +29,66 @@ pub mod verilog;
 
 pub use model::{MctpRxModel, RxCounters, RxIn, RxOut};
 
+use crate::axis::{AxisSink, AxisSource};
 use rust_hdl::prelude::*;
+
+/// The depacketizer's static configuration (`cfg_*` at the boundary; change under reset),
+/// driven by the register block ([`MctpRxConfigSource`]).
+#[derive(LogicInterface, Default)]
+#[join = "MctpRxConfigSource"]
+pub struct MctpRxConfig {
+    pub smbus: Signal<In, Bit>,
+    pub mic: Signal<In, Bit>,
+    pub strict: Signal<In, Bit>,
+    pub max_len: Signal<In, Bits<13>>,
+}
+
+/// The driving side of [`MctpRxConfig`].
+#[derive(LogicInterface, Default)]
+#[join = "MctpRxConfig"]
+pub struct MctpRxConfigSource {
+    pub smbus: Signal<Out, Bit>,
+    pub mic: Signal<Out, Bit>,
+    pub strict: Signal<Out, Bit>,
+    pub max_len: Signal<Out, Bits<13>>,
+}
+
+/// The counter bundle (`counters_messages` … at the boundary), its reading side, and the
+/// model's counters in list order: all from the one list, `offload_driver::mctp_rx_counter_list`.
+macro_rules! counter_bundles {
+    ($($n:ident),*) => {
+        /// The depacketizer's counters, 32-bit and wrapping.
+        #[derive(LogicInterface, Default)]
+        #[join = "MctpRxCountersSink"]
+        pub struct MctpRxCounters {
+            $(pub $n: Signal<Out, Bits<32>>,)*
+        }
+
+        /// The reading side of [`MctpRxCounters`].
+        #[derive(LogicInterface, Default)]
+        #[join = "MctpRxCounters"]
+        pub struct MctpRxCountersSink {
+            $(pub $n: Signal<In, Bits<32>>,)*
+        }
+
+        impl MctpRxCounters {
+            fn set(&mut self, c: &RxCounters) {
+                $(self.$n.next = (c.$n as u64).into();)*
+            }
+            fn connect_outputs(&mut self) {
+                $(self.$n.connect();)*
+            }
+        }
+
+        impl RxCounters {
+            /// The counters in [`COUNTERS`] order.
+            pub fn as_array(&self) -> [u32; 12] {
+                [$(self.$n),*]
+            }
+        }
+    };
+}
+offload_driver::mctp_rx_counter_list!(counter_bundles);
 
 /// The depacketizer for `K` octets per beat (`D = 8K` data bits; `K` ∈ {1, 2, 4, 8}).
 #[derive(LogicBlock)]
@@ -36,36 +96,14 @@ pub struct MctpRx<const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high.
     pub reset: Signal<In, Bit>,
-    pub cfg_smbus: Signal<In, Bit>,
-    pub cfg_mic: Signal<In, Bit>,
-    pub cfg_strict: Signal<In, Bit>,
-    pub cfg_max_len: Signal<In, Bits<13>>,
-    pub s_tdata: Signal<In, Bits<D>>,
-    pub s_tkeep: Signal<In, Bits<K>>,
-    pub s_tvalid: Signal<In, Bit>,
-    pub s_tlast: Signal<In, Bit>,
-    pub s_tready: Signal<Out, Bit>,
-    pub m_tdata: Signal<Out, Bits<D>>,
-    pub m_tkeep: Signal<Out, Bits<K>>,
-    pub m_tvalid: Signal<Out, Bit>,
-    pub m_tlast: Signal<Out, Bit>,
-    pub m_tready: Signal<In, Bit>,
+    pub cfg: MctpRxConfig,
+    pub s: AxisSink<D, K>,
+    pub m: AxisSource<D, K>,
     pub m_src_eid: Signal<Out, Bits<8>>,
     pub m_dst_eid: Signal<Out, Bits<8>>,
     pub m_tag: Signal<Out, Bits<3>>,
     pub m_to: Signal<Out, Bit>,
-    pub messages: Signal<Out, Bits<32>>,
-    pub malformed: Signal<Out, Bits<32>>,
-    pub no_context: Signal<Out, Bits<32>>,
-    pub bad_sequence: Signal<Out, Bits<32>>,
-    pub bad_unit_size: Signal<Out, Bits<32>>,
-    pub restarted: Signal<Out, Bits<32>>,
-    pub too_long: Signal<Out, Bits<32>>,
-    pub contexts_full: Signal<Out, Bits<32>>,
-    pub bad_pec: Signal<Out, Bits<32>>,
-    pub bad_smbus: Signal<Out, Bits<32>>,
-    pub mic_errors: Signal<Out, Bits<32>>,
-    pub oversize: Signal<Out, Bits<32>>,
+    pub counters: MctpRxCounters,
     // Invisible to rust-hdl (leading underscore): the model the simulator runs.
     _model: MctpRxModel,
 }
@@ -73,25 +111,6 @@ pub struct MctpRx<const D: usize, const K: usize> {
 /// The counter ports in declaration order (the software model's list).
 pub use offload_driver::mctp::RX_COUNTERS as COUNTERS;
 
-impl RxCounters {
-    /// The counters in [`COUNTERS`] order.
-    pub fn as_array(&self) -> [u32; 12] {
-        [
-            self.messages,
-            self.malformed,
-            self.no_context,
-            self.bad_sequence,
-            self.bad_unit_size,
-            self.restarted,
-            self.too_long,
-            self.contexts_full,
-            self.bad_pec,
-            self.bad_smbus,
-            self.mic_errors,
-            self.oversize,
-        ]
-    }
-}
 
 impl<const D: usize, const K: usize> Default for MctpRx<D, K> {
     fn default() -> Self {
@@ -99,36 +118,14 @@ impl<const D: usize, const K: usize> Default for MctpRx<D, K> {
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            cfg_smbus: Default::default(),
-            cfg_mic: Default::default(),
-            cfg_strict: Default::default(),
-            cfg_max_len: Default::default(),
-            s_tdata: Default::default(),
-            s_tkeep: Default::default(),
-            s_tvalid: Default::default(),
-            s_tlast: Default::default(),
-            s_tready: Default::default(),
-            m_tdata: Default::default(),
-            m_tkeep: Default::default(),
-            m_tvalid: Default::default(),
-            m_tlast: Default::default(),
-            m_tready: Default::default(),
+            cfg: Default::default(),
+            s: Default::default(),
+            m: Default::default(),
             m_src_eid: Default::default(),
             m_dst_eid: Default::default(),
             m_tag: Default::default(),
             m_to: Default::default(),
-            messages: Default::default(),
-            malformed: Default::default(),
-            no_context: Default::default(),
-            bad_sequence: Default::default(),
-            bad_unit_size: Default::default(),
-            restarted: Default::default(),
-            too_long: Default::default(),
-            contexts_full: Default::default(),
-            bad_pec: Default::default(),
-            bad_smbus: Default::default(),
-            mic_errors: Default::default(),
-            oversize: Default::default(),
+            counters: Default::default(),
             _model: MctpRxModel::new(K),
         }
     }
@@ -136,20 +133,20 @@ impl<const D: usize, const K: usize> Default for MctpRx<D, K> {
 
 impl<const D: usize, const K: usize> MctpRx<D, K> {
     fn inputs(&self) -> RxIn {
-        let d = self.s_tdata.val();
+        let d = self.s.tdata.val();
         RxIn {
             reset: self.reset.val(),
-            cfg_smbus: self.cfg_smbus.val(),
-            cfg_mic: self.cfg_mic.val(),
-            cfg_strict: self.cfg_strict.val(),
-            cfg_max_len: crate::bits::bits_to_u64(&self.cfg_max_len.val()) as u32,
+            cfg_smbus: self.cfg.smbus.val(),
+            cfg_mic: self.cfg.mic.val(),
+            cfg_strict: self.cfg.strict.val(),
+            cfg_max_len: crate::bits::bits_to_u64(&self.cfg.max_len.val()) as u32,
             s_tdata: (0..K)
                 .map(|i| d.get_bits::<8>(8 * i).index() as u8)
                 .collect(),
-            s_tkeep: crate::bits::bits_to_u64(&self.s_tkeep.val()),
-            s_tvalid: self.s_tvalid.val(),
-            s_tlast: self.s_tlast.val(),
-            m_tready: self.m_tready.val(),
+            s_tkeep: crate::bits::bits_to_u64(&self.s.tkeep.val()),
+            s_tvalid: self.s.tvalid.val(),
+            s_tlast: self.s.tlast.val(),
+            m_tready: self.m.tready.val(),
         }
     }
 }
@@ -161,56 +158,33 @@ impl<const D: usize, const K: usize> Logic for MctpRx<D, K> {
             self._model.clock(&i);
         }
         let o = self._model.outputs(&i);
-        self.s_tready.next = o.s_tready;
-        self.m_tdata.next = crate::bits::bytes_to_bits::<D>(&o.m_tdata);
-        self.m_tkeep.next = crate::bits::bytes_to_bits::<K>(&o.m_tkeep.to_le_bytes());
-        self.m_tvalid.next = o.m_tvalid;
-        self.m_tlast.next = o.m_tlast;
+        self.s.tready.next = o.s_tready;
+        self.m.tdata.next = crate::bits::bytes_to_bits::<D>(&o.m_tdata);
+        self.m.tkeep.next = crate::bits::bytes_to_bits::<K>(&o.m_tkeep.to_le_bytes());
+        self.m.tvalid.next = o.m_tvalid;
+        self.m.tlast.next = o.m_tlast;
         self.m_src_eid.next = (o.m_src_eid as u64).into();
         self.m_dst_eid.next = (o.m_dst_eid as u64).into();
         self.m_tag.next = (o.m_tag as u64).into();
         self.m_to.next = o.m_to;
-        let c = o.counters;
-        self.messages.next = (c.messages as u64).into();
-        self.malformed.next = (c.malformed as u64).into();
-        self.no_context.next = (c.no_context as u64).into();
-        self.bad_sequence.next = (c.bad_sequence as u64).into();
-        self.bad_unit_size.next = (c.bad_unit_size as u64).into();
-        self.restarted.next = (c.restarted as u64).into();
-        self.too_long.next = (c.too_long as u64).into();
-        self.contexts_full.next = (c.contexts_full as u64).into();
-        self.bad_pec.next = (c.bad_pec as u64).into();
-        self.bad_smbus.next = (c.bad_smbus as u64).into();
-        self.mic_errors.next = (c.mic_errors as u64).into();
-        self.oversize.next = (c.oversize as u64).into();
+        self.counters.set(&o.counters);
     }
 
     fn connect(&mut self) {
-        self.s_tready.connect();
-        self.m_tdata.connect();
-        self.m_tkeep.connect();
-        self.m_tvalid.connect();
-        self.m_tlast.connect();
+        self.s.tready.connect();
+        self.m.tdata.connect();
+        self.m.tkeep.connect();
+        self.m.tvalid.connect();
+        self.m.tlast.connect();
         self.m_src_eid.connect();
         self.m_dst_eid.connect();
         self.m_tag.connect();
         self.m_to.connect();
-        self.messages.connect();
-        self.malformed.connect();
-        self.no_context.connect();
-        self.bad_sequence.connect();
-        self.bad_unit_size.connect();
-        self.restarted.connect();
-        self.too_long.connect();
-        self.contexts_full.connect();
-        self.bad_pec.connect();
-        self.bad_smbus.connect();
-        self.mic_errors.connect();
-        self.oversize.connect();
+        self.counters.connect_outputs();
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(verilog::body(&self._model))
+        Verilog::Custom(crate::ports::body_for_bundles(&verilog::body(&self._model), self))
     }
 
     fn timing(&self) -> Vec<TimingInfo> {

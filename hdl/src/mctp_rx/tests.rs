@@ -296,10 +296,10 @@ fn rust_hdl_simulation_golden_frame() {
     sim.add_testbench(move |mut sim: Sim<super::MctpRx<32, 4>>| {
         let mut x = sim.init()?;
         x.reset.next = true;
-        x.m_tready.next = true;
-        x.cfg_smbus.next = true;
-        x.cfg_strict.next = true;
-        x.cfg_max_len.next = 4224u64.into();
+        x.m.tready.next = true;
+        x.cfg.smbus.next = true;
+        x.cfg.strict.next = true;
+        x.cfg.max_len.next = 4224u64.into();
         wait_clock_cycle!(sim, clock, x);
         x.reset.next = false;
         let mut out = Vec::new();
@@ -308,26 +308,26 @@ fn rust_hdl_simulation_golden_frame() {
         for _ in 0..40 {
             if sent < FRAME.len() {
                 let n = (FRAME.len() - sent).min(4);
-                x.s_tvalid.next = true;
-                x.s_tlast.next = sent + n == FRAME.len();
-                x.s_tkeep.next = ((1u64 << n) - 1).into();
-                x.s_tdata.next = crate::bits::bytes_to_bits::<32>(&FRAME[sent..sent + n]);
+                x.s.tvalid.next = true;
+                x.s.tlast.next = sent + n == FRAME.len();
+                x.s.tkeep.next = ((1u64 << n) - 1).into();
+                x.s.tdata.next = crate::bits::bytes_to_bits::<32>(&FRAME[sent..sent + n]);
             } else {
-                x.s_tvalid.next = false;
+                x.s.tvalid.next = false;
             }
             wait_clock_true!(sim, clock, x);
-            if x.s_tvalid.val() && x.s_tready.val() {
+            if x.s.tvalid.val() && x.s.tready.val() {
                 sent += (FRAME.len() - sent).min(4);
             }
-            if x.m_tvalid.val() {
-                let d = x.m_tdata.val();
+            if x.m.tvalid.val() {
+                let d = x.m.tdata.val();
                 for b in 0..4 {
-                    if x.m_tkeep.val().get_bit(b) {
+                    if x.m.tkeep.val().get_bit(b) {
                         out.push(d.get_bits::<8>(8 * b).index() as u8);
                     }
                 }
                 src = crate::bits::bits_to_u64(&x.m_src_eid.val());
-                if x.m_tlast.val() {
+                if x.m.tlast.val() {
                     break;
                 }
             }

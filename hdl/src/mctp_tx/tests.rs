@@ -289,41 +289,41 @@ fn rust_hdl_simulation_smbus_packet() {
     sim.add_testbench(move |mut sim: Sim<super::MctpTx<32, 4>>| {
         let mut x = sim.init()?;
         x.reset.next = true;
-        x.m_tready.next = true;
+        x.m.tready.next = true;
         wait_clock_cycle!(sim, clock, x);
         x.reset.next = false;
-        x.cfg_src_eid.next = 0x08u64.into();
-        x.cfg_dst_eid.next = 0x09u64.into();
-        x.cfg_to.next = true;
-        x.cfg_mtu.next = 64u64.into();
-        x.cfg_smbus.next = true;
-        x.cfg_smbus_src.next = 0x10u64.into();
-        x.cfg_smbus_dst.next = 0x1Du64.into();
+        x.cfg.src_eid.next = 0x08u64.into();
+        x.cfg.dst_eid.next = 0x09u64.into();
+        x.cfg.to.next = true;
+        x.cfg.mtu.next = 64u64.into();
+        x.cfg.smbus.next = true;
+        x.cfg.smbus_src.next = 0x10u64.into();
+        x.cfg.smbus_dst.next = 0x1Du64.into();
         x.s_len.next = (msg.len() as u64).into();
         let mut out = Vec::new();
         let mut sent = 0;
         for _ in 0..40 {
             if sent < msg.len() {
                 let n = (msg.len() - sent).min(4);
-                x.s_tvalid.next = true;
-                x.s_tlast.next = sent + n == msg.len();
-                x.s_tkeep.next = ((1u64 << n) - 1).into();
-                x.s_tdata.next = crate::crc::bytes_to_bits::<32>(&msg[sent..sent + n]);
+                x.s.tvalid.next = true;
+                x.s.tlast.next = sent + n == msg.len();
+                x.s.tkeep.next = ((1u64 << n) - 1).into();
+                x.s.tdata.next = crate::crc::bytes_to_bits::<32>(&msg[sent..sent + n]);
             } else {
-                x.s_tvalid.next = false;
+                x.s.tvalid.next = false;
             }
             wait_clock_true!(sim, clock, x);
-            if x.s_tvalid.val() && x.s_tready.val() {
+            if x.s.tvalid.val() && x.s.tready.val() {
                 sent += (msg.len() - sent).min(4);
             }
-            if x.m_tvalid.val() {
-                let d = x.m_tdata.val();
+            if x.m.tvalid.val() {
+                let d = x.m.tdata.val();
                 for b in 0..4 {
-                    if x.m_tkeep.val().get_bit(b) {
+                    if x.m.tkeep.val().get_bit(b) {
                         out.push(d.get_bits::<8>(8 * b).index() as u8);
                     }
                 }
-                if x.m_tlast.val() {
+                if x.m.tlast.val() {
                     break;
                 }
             }

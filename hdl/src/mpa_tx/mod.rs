@@ -7,8 +7,10 @@
 //! - `m_tdata/m_tkeep/m_tvalid/m_tlast/m_tready`: the FPDU stream, one frame per FPDU (the
 //!   Markers, ULPDU_Length, ULPDU, PAD and CRC of one FPDU), partial tkeep on the last beat only.
 //! - `cfg_markers`, `cfg_crc`, `cfg_mulpdu`: live configuration (change between FPDUs);
-//!   `cfg_offset`: stream offset of the first octet, loaded at reset.
-//! - `fpdus`, `dropped`: counters (ULPDUs dropped whole for a length of 0 or over MULPDU).
+//!   `cfg_offset`: stream offset of the first octet, loaded at reset (the [`MpaTxConfig`]
+//!   bundle `cfg`).
+//! - `counters_fpdus`, `counters_dropped` (ULPDUs dropped whole for a length of 0 or over
+//!   MULPDU): 32-bit wrapping counters (the [`MpaTxCounters`] bundle `counters`).
 //!
 //! Written once, in `#[hdl_gen]`, as three stages in one file each: the input skid buffer
 //! ([`crate::axis::AxisSkid`]: `s_tready` is a register output), [`lanes::LaneAssembly`]
@@ -42,6 +44,42 @@ pub fn expected_fpdus(cfg: FramingConfig, offset: u64, ulpdus: &[Vec<u8>]) -> Ve
         .collect()
 }
 
+/// The framer's configuration, driven by the register block ([`MpaTxConfigSource`]).
+#[derive(LogicInterface, Default)]
+#[join = "MpaTxConfigSource"]
+pub struct MpaTxConfig {
+    pub markers: Signal<In, Bit>,
+    pub crc: Signal<In, Bit>,
+    pub mulpdu: Signal<In, Bits<16>>,
+    pub offset: Signal<In, Bits<16>>,
+}
+
+/// The driving side of [`MpaTxConfig`].
+#[derive(LogicInterface, Default)]
+#[join = "MpaTxConfig"]
+pub struct MpaTxConfigSource {
+    pub markers: Signal<Out, Bit>,
+    pub crc: Signal<Out, Bit>,
+    pub mulpdu: Signal<Out, Bits<16>>,
+    pub offset: Signal<Out, Bits<16>>,
+}
+
+/// The framer's counters, read by the register block ([`MpaTxCountersSink`]).
+#[derive(LogicInterface, Default)]
+#[join = "MpaTxCountersSink"]
+pub struct MpaTxCounters {
+    pub fpdus: Signal<Out, Bits<32>>,
+    pub dropped: Signal<Out, Bits<32>>,
+}
+
+/// The reading side of [`MpaTxCounters`].
+#[derive(LogicInterface, Default)]
+#[join = "MpaTxCounters"]
+pub struct MpaTxCountersSink {
+    pub fpdus: Signal<In, Bits<32>>,
+    pub dropped: Signal<In, Bits<32>>,
+}
+
 /// The framer for `K` octets per beat: `D = 8K` data bits, `H = D + 32`, `I = 2D + 32` (the
 /// lane assembly's held-word and item-window widths; stable Rust has no const-generic
 /// arithmetic). `K` ∈ {4, 8, 16, 32, 64}.
@@ -50,15 +88,11 @@ pub struct MpaTx<const D: usize, const K: usize, const H: usize, const I: usize>
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high.
     pub reset: Signal<In, Bit>,
-    pub cfg_markers: Signal<In, Bit>,
-    pub cfg_crc: Signal<In, Bit>,
-    pub cfg_mulpdu: Signal<In, Bits<16>>,
-    pub cfg_offset: Signal<In, Bits<16>>,
+    pub cfg: MpaTxConfig,
     pub s: AxisSink<D, K>,
     pub s_len: Signal<In, Bits<16>>,
     pub m: AxisSource<D, K>,
-    pub fpdus: Signal<Out, Bits<32>>,
-    pub dropped: Signal<Out, Bits<32>>,
+    pub counters: MpaTxCounters,
     inbuf: AxisSkid<D, K, 21>,
     assembly: LaneAssembly<D, K, H, I>,
     crc: CrcStage<D, K>,
@@ -78,15 +112,11 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            cfg_markers: Default::default(),
-            cfg_crc: Default::default(),
-            cfg_mulpdu: Default::default(),
-            cfg_offset: Default::default(),
+            cfg: Default::default(),
             s: Default::default(),
             s_len: Default::default(),
             m: Default::default(),
-            fpdus: Default::default(),
-            dropped: Default::default(),
+            counters: Default::default(),
             inbuf: Default::default(),
             assembly: Default::default(),
             crc: Default::default(),
@@ -122,15 +152,15 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for M
         AxisSource::<D, K>::join(&mut self.inbuf.m, &mut self.assembly.s);
         self.assembly.s_len.next = self.inbuf.m_user.val().get_bits::<16>(5);
         self.assembly.s_count.next = self.inbuf.m_user.val().get_bits::<5>(0);
-        self.assembly.cfg_markers.next = self.cfg_markers.val();
-        self.assembly.cfg_mulpdu.next = self.cfg_mulpdu.val();
-        self.assembly.cfg_offset.next = self.cfg_offset.val();
+        self.assembly.cfg_markers.next = self.cfg.markers.val();
+        self.assembly.cfg_mulpdu.next = self.cfg.mulpdu.val();
+        self.assembly.cfg_offset.next = self.cfg.offset.val();
         AxisSource::<D, K>::join(&mut self.assembly.m, &mut self.crc.s);
         self.crc.s_crc_lane.next = self.assembly.m_crc_lane.val();
-        self.crc.cfg_crc.next = self.cfg_crc.val();
+        self.crc.cfg_crc.next = self.cfg.crc.val();
         AxisSource::<D, K>::link(&mut self.m, &mut self.crc.m);
-        self.fpdus.next = self.crc.fpdus.val();
-        self.dropped.next = self.assembly.dropped.val();
+        self.counters.fpdus.next = self.crc.fpdus.val();
+        self.counters.dropped.next = self.assembly.dropped.val();
     }
 }
 
@@ -141,8 +171,8 @@ pub fn hdl_model<const D: usize, const K: usize, const H: usize, const I: usize>
         MpaTx::<D, K, H, I>::default(),
         MpaTx<D, K, H, I>,
         [
-            reset, cfg_markers, cfg_crc, cfg_mulpdu, cfg_offset, s.tdata, s.tkeep, s.tvalid, s.tlast, s.tready, s_len,
-            m.tdata, m.tkeep, m.tvalid, m.tlast, m.tready, fpdus, dropped
+            reset, cfg.markers, cfg.crc, cfg.mulpdu, cfg.offset, s.tdata, s.tkeep, s.tvalid, s.tlast, s.tready, s_len,
+            m.tdata, m.tkeep, m.tvalid, m.tlast, m.tready, counters.fpdus, counters.dropped
         ]
     )
 }

@@ -41,8 +41,8 @@ pub fn run_mpa_tx<M: ClockedModel + ?Sized>(
     set(m, "cfg_crc", 1, config.crc as u64)?;
     set(m, "cfg_mulpdu", 16, config.mulpdu.min(u16::MAX as usize) as u64)?;
     set(m, "cfg_offset", 16, offset & 0xFFFF)?;
-    let fpdus = m.expect_port("fpdus", Dir::Out, Some(32))?;
-    let dropped = m.expect_port("dropped", Dir::Out, Some(32))?;
+    let fpdus = m.expect_port("counters_fpdus", Dir::Out, Some(32))?;
+    let dropped = m.expect_port("counters_dropped", Dir::Out, Some(32))?;
     m.reset(2);
     let stream = run_streams(m, &[(&input, ulpdus)], &[&output], traffic, &mut |_, _| Ok(()))?;
     Ok(MpaTxRun {

@@ -78,8 +78,8 @@ impl<B: Block> HdlModel<B> {
     pub fn new(mut uut: B, accessors: Vec<HdlPort<B>>, clock: fn(&mut B, bool)) -> Result<HdlModel<B>, BenchError> {
         uut.connect_all();
         let declared: Vec<_> = ports_of(&uut).into_iter().filter(|p| !p.is_clock).collect();
-        let listed: Vec<String> = accessors.iter().map(|a| a.path.replace(' ', "").replace('.', "_")).collect();
-        let names: Vec<&str> = declared.iter().map(|p| p.name.as_str()).collect();
+        let listed: Vec<String> = accessors.iter().map(|a| a.path.replace(' ', "").replace('.', "$")).collect();
+        let names: Vec<&str> = declared.iter().map(|p| p.hdl_name.as_str()).collect();
         if names != listed {
             return Err(BenchError::Port(format!("hdl_model! lists {listed:?}, the block declares {names:?}")));
         }

@@ -1,621 +1,668 @@
 //! The register block of [`OffloadTop`](super::OffloadTop): the map of
 //! `offload_driver::registers` (one table, also read by the host driver and the docs) behind
-//! Corundum's register interface, the configuration outputs that drive the blocks' `cfg_*`
-//! inputs, and the counters the blocks do not keep themselves (frames in, MPA drops by
-//! reason), kept by watching the input handshakes.
+//! Corundum's register interface ([`RegBus`]), the configuration bundles that drive the
+//! blocks, the blocks' counter bundles read back, and the counters the blocks do not keep
+//! themselves (frames in, MPA drops by reason), kept by watching the input handshakes.
+//!
+//! Written once, in `#[hdl_gen]`. Every number comes from the map: each register's word
+//! address, reset value and writable mask are `Constant`s looked up by name when the block is
+//! built, and [`RegBlock::new`] fails at elaboration unless every register of the map is
+//! decoded here exactly once. Field positions inside a register (`MPA_CONFIG.CRC` is bit 1 …)
+//! are literals in the logic, checked against the map's constants at elaboration too.
 //!
 //! A block of its own (not logic in the top) so that rust-hdl's simulator clocks it in the
 //! same delta as the MPA and MCTP blocks it configures: every block then samples the others'
 //! pre-edge values, as the Verilog does.
 //!
-//! # Bus timing (Corundum `reg_*` interface)
-//! A write is requested by `reg_wr_en` with `reg_wr_addr/data/strb`; the register changes at
-//! the edge that raises `reg_wr_ack` for one clock. A read is requested by `reg_rd_en` with
-//! `reg_rd_addr`; `reg_rd_data` is valid while `reg_rd_ack` is high (one clock), 0 otherwise.
-//! The requester holds `en` until it sees `ack` and drops it then (an `en` still high in the
-//! ack cycle is not a new access); a read and a write may run in the same clock.
+//! # Bus timing
+//! Corundum's `reg_*` interface ([`super::reg_bus`]): each access is acknowledged one clock
+//! after it is requested, for one clock; an `en` still high in the ack cycle is not a new
+//! access; a read and a write may run in the same clock; unmapped addresses read 0 and ignore
+//! writes, as do read-only registers.
 
-use offload_driver::registers::{
-    self as map, Access, Register, CONTROL_MCTP_RESET, CONTROL_MCTP_RX_RESET, CONTROL_MPA_RESET,
-    MAP, MAP_VERSION, MCTP_RX_COUNTERS,
-};
+use super::reg_bus::{RegBus, StreamTap};
+use crate::mctp_rx::{MctpRxConfigSource, MctpRxCountersSink};
+use crate::mctp_tx::{MctpTxConfigSource, MctpTxCountersSink};
+use crate::mpa_tx::{MpaTxConfigSource, MpaTxCountersSink};
+use offload_driver::registers::{self as map, Access, MAP, MAP_VERSION, MCTP_RX_COUNTERS};
 use rust_hdl::prelude::*;
 
-/// Read-only registers whose value comes from elsewhere: the Verilog expression and the
-/// model's source, by register name. A map entry missing here is a generator bug, caught by
-/// [`RegModel::new`] at elaboration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Source {
-    Id,
-    Version,
-    /// A counter kept in this block.
-    Own(Own),
-    /// A counter input (a block's own counter).
-    Input(CounterIn),
+/// A register's word address (`offset / 4`), by name.
+fn word(name: &str) -> Constant<Bits<6>> {
+    let r = register(name);
+    Constant::new(((r.offset / 4) as u64).into())
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Own {
-    MpaUlpdusIn,
-    MpaDropZeroLen,
-    MpaDropOverMulpdu,
-    MctpMessagesIn,
-    MctpRxFramesIn,
+fn register(name: &str) -> &'static map::Register {
+    MAP.iter()
+        .find(|r| r.name == name)
+        .unwrap_or_else(|| panic!("register {name} is not in offload_driver::registers::MAP"))
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CounterIn {
-    MpaFpdus,
-    MpaDropped,
-    MctpPackets,
-    MctpMessages,
-    MctpDropped,
-    MctpLenErrors,
-    /// The MCTP RX block's counter `i` (`MCTP_RX_COUNTERS` order).
-    MctpRx(usize),
-}
-
-/// Where a read-only register's value comes from.
-pub fn source(name: &str) -> Option<Source> {
-    use CounterIn::*;
-    use Own::*;
-    Some(match name {
-        "ID" => Source::Id,
-        "VERSION" => Source::Version,
-        "MPA_ULPDUS_IN" => Source::Own(MpaUlpdusIn),
-        "MPA_DROP_ZERO_LEN" => Source::Own(MpaDropZeroLen),
-        "MPA_DROP_OVER_MULPDU" => Source::Own(MpaDropOverMulpdu),
-        "MCTP_MESSAGES_IN" => Source::Own(MctpMessagesIn),
-        "MPA_FPDUS" => Source::Input(MpaFpdus),
-        "MPA_DROPPED" => Source::Input(MpaDropped),
-        "MCTP_PACKETS" => Source::Input(MctpPackets),
-        "MCTP_MESSAGES" => Source::Input(MctpMessages),
-        "MCTP_DROPPED" => Source::Input(MctpDropped),
-        "MCTP_LEN_ERRORS" => Source::Input(MctpLenErrors),
-        "MCTP_RX_FRAMES_IN" => Source::Own(MctpRxFramesIn),
-        n => Source::Input(MctpRx(MCTP_RX_COUNTERS.iter().position(|c| *c == n)?)),
-    })
-}
-
-impl Own {
-    pub const ALL: [Own; 5] = [
-        Own::MpaUlpdusIn,
-        Own::MpaDropZeroLen,
-        Own::MpaDropOverMulpdu,
-        Own::MctpMessagesIn,
-        Own::MctpRxFramesIn,
-    ];
-    pub fn verilog(self) -> &'static str {
-        match self {
-            Own::MpaUlpdusIn => "c_mpa_ulpdus_in",
-            Own::MpaDropZeroLen => "c_mpa_drop_zero_len",
-            Own::MpaDropOverMulpdu => "c_mpa_drop_over_mulpdu",
-            Own::MctpMessagesIn => "c_mctp_messages_in",
-            Own::MctpRxFramesIn => "c_mctp_rx_frames_in",
-        }
+/// A read-write register: its flip-flops (power-up value = reset value), reset value and
+/// writable mask.
+fn rw(name: &str) -> (DFFWithInit<Bits<32>>, Constant<Bits<32>>, Constant<Bits<32>>) {
+    match register(name).access {
+        Access::Rw { reset, mask } => (
+            DFFWithInit::new((reset as u64).into()),
+            Constant::new((reset as u64).into()),
+            Constant::new((mask as u64).into()),
+        ),
+        Access::Ro => panic!("register {name} is read-only in the map"),
     }
 }
 
-impl CounterIn {
-    pub fn port(self) -> String {
-        match self {
-            CounterIn::MctpRx(i) => MCTP_RX_COUNTERS[i].to_ascii_lowercase(),
-            c => c.fixed_port().to_string(),
-        }
-    }
+/// The names this block decodes, read-write then read-only: checked against the map.
+const RW_NAMES: [&str; 11] = [
+    "CONTROL",
+    "SCRATCH",
+    "MPA_CONFIG",
+    "MPA_MULPDU",
+    "MPA_OFFSET",
+    "MCTP_EIDS",
+    "MCTP_FLAGS",
+    "MCTP_MTU",
+    "MCTP_SMBUS",
+    "MCTP_RX_CONFIG",
+    "MCTP_RX_MAX_LEN",
+];
+const RO_NAMES: [&str; 11] = [
+    "ID",
+    "VERSION",
+    "MPA_ULPDUS_IN",
+    "MPA_FPDUS",
+    "MPA_DROP_ZERO_LEN",
+    "MPA_DROP_OVER_MULPDU",
+    "MPA_DROPPED",
+    "MCTP_MESSAGES_IN",
+    "MCTP_PACKETS",
+    "MCTP_MESSAGES",
+    "MCTP_DROPPED",
+];
+/// …and these, then the MCTP RX block's counters (`MCTP_RX_COUNTERS`).
+const RO_NAMES_2: [&str; 2] = ["MCTP_LEN_ERRORS", "MCTP_RX_FRAMES_IN"];
 
-    fn fixed_port(self) -> &'static str {
-        match self {
-            CounterIn::MctpRx(_) => unreachable!("named from MCTP_RX_COUNTERS"),
-            CounterIn::MpaFpdus => "mpa_fpdus",
-            CounterIn::MpaDropped => "mpa_dropped",
-            CounterIn::MctpPackets => "mctp_packets",
-            CounterIn::MctpMessages => "mctp_messages",
-            CounterIn::MctpDropped => "mctp_dropped",
-            CounterIn::MctpLenErrors => "mctp_len_errors",
-        }
+/// Elaboration checks: the map and this block agree on what is decoded and where fields sit.
+fn check_map() {
+    let mut decoded: Vec<&str> = RW_NAMES.iter().chain(&RO_NAMES).chain(&RO_NAMES_2).copied().collect();
+    decoded.extend(MCTP_RX_COUNTERS);
+    let mut in_map: Vec<&str> = MAP.iter().map(|r| r.name).collect();
+    decoded.sort_unstable();
+    in_map.sort_unstable();
+    assert_eq!(decoded, in_map, "the register block decodes exactly the registers of the map");
+    for n in RW_NAMES {
+        assert!(matches!(register(n).access, Access::Rw { .. }), "{n} is read-write");
     }
+    // The field positions written as literals in `update`.
+    assert_eq!(
+        (map::CONTROL_MPA_RESET, map::CONTROL_MCTP_RESET, map::CONTROL_MCTP_RX_RESET),
+        (1 << 0, 1 << 1, 1 << 2)
+    );
+    assert_eq!((map::MPA_CONFIG_MARKERS, map::MPA_CONFIG_CRC), (1 << 0, 1 << 1));
+    assert_eq!(
+        (
+            map::MCTP_FLAGS_TAG_SHIFT,
+            map::MCTP_FLAGS_TO,
+            map::MCTP_FLAGS_SEQ_SHIFT,
+            map::MCTP_FLAGS_MIC,
+            map::MCTP_FLAGS_SMBUS
+        ),
+        (0, 1 << 3, 4, 1 << 8, 1 << 9)
+    );
+    assert_eq!((map::MCTP_RX_SMBUS, map::MCTP_RX_MIC, map::MCTP_RX_STRICT), (1, 2, 4));
+    assert_eq!(
+        map::MCTP_RX_MAX_LEN_LIMIT,
+        crate::mctp_rx::model::HW_MAX_LEN,
+        "the driver's RX limit is the block's"
+    );
 }
 
-/// Input ports, sampled in one cycle.
-#[derive(Clone, Debug, Default)]
-pub struct RegIn {
-    pub reset: bool,
-    pub wr_addr: u8,
-    pub wr_data: u32,
-    pub wr_strb: u8,
-    pub wr_en: bool,
-    pub rd_addr: u8,
-    pub rd_en: bool,
-    pub mpa_s_tvalid: bool,
-    pub mpa_s_tready: bool,
-    pub mpa_s_tlast: bool,
-    pub mpa_s_len: u16,
-    pub mctp_s_tvalid: bool,
-    pub mctp_s_tready: bool,
-    pub mctp_s_tlast: bool,
-    pub mpa_fpdus: u32,
-    pub mpa_dropped: u32,
-    pub mctp_packets: u32,
-    pub mctp_messages: u32,
-    pub mctp_dropped: u32,
-    pub mctp_len_errors: u32,
-    pub mctp_rx_s_tvalid: bool,
-    pub mctp_rx_s_tready: bool,
-    pub mctp_rx_s_tlast: bool,
-    pub mctp_rx: [u32; 12],
+/// `VERSION`: the map version and the blocks' widths in octets per beat.
+pub fn version(mpa_width: usize, mctp_width: usize) -> u32 {
+    (MAP_VERSION as u32) << 16 | (mctp_width as u32) << 8 | mpa_width as u32
 }
 
-impl RegIn {
-    fn counter(&self, c: CounterIn) -> u32 {
-        match c {
-            CounterIn::MpaFpdus => self.mpa_fpdus,
-            CounterIn::MpaDropped => self.mpa_dropped,
-            CounterIn::MctpPackets => self.mctp_packets,
-            CounterIn::MctpMessages => self.mctp_messages,
-            CounterIn::MctpDropped => self.mctp_dropped,
-            CounterIn::MctpLenErrors => self.mctp_len_errors,
-            CounterIn::MctpRx(i) => self.mctp_rx[i],
-        }
-    }
-}
-
-/// The configuration outputs, decoded from the registers.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RegOut {
-    pub wr_ack: bool,
-    pub rd_ack: bool,
-    pub rd_data: u32,
-    pub mpa_reset: bool,
-    pub mctp_reset: bool,
-    pub mpa_markers: bool,
-    pub mpa_crc: bool,
-    pub mpa_mulpdu: u16,
-    pub mpa_offset: u16,
-    pub mctp_src_eid: u8,
-    pub mctp_dst_eid: u8,
-    pub mctp_tag: u8,
-    pub mctp_to: bool,
-    pub mctp_seq: u8,
-    pub mctp_mtu: u8,
-    pub mctp_mic: bool,
-    pub mctp_smbus: bool,
-    pub mctp_smbus_src: u8,
-    pub mctp_smbus_dst: u8,
-    pub mctp_rx_reset: bool,
-    pub mctp_rx_smbus: bool,
-    pub mctp_rx_mic: bool,
-    pub mctp_rx_strict: bool,
-    pub mctp_rx_max_len: u16,
-}
-
-/// The register block, clock by clock; the Verilog in [`super::regs_verilog`] mirrors it.
-#[derive(Clone, Debug)]
-pub struct RegModel {
-    /// Octets per beat of the MPA TX and MCTP TX blocks (reported in `VERSION`).
-    pub mpa_width: usize,
-    pub mctp_width: usize,
-    /// Register file by word index (only RW entries are stored).
-    pub rw: [u32; 64],
-    pub own: [u32; 5],
-    /// The next MPA input beat is a ULPDU's first.
-    pub mpa_first: bool,
-    pub wr_ack: bool,
-    pub rd_ack: bool,
-    pub rd_data: u32,
-}
-
-/// Byte strobes as a bit mask.
-pub fn strobe_mask(strb: u8) -> u32 {
-    (0..4)
-        .filter(|b| strb >> b & 1 != 0)
-        .fold(0, |m, b| m | 0xFF << (8 * b))
-}
-
-impl RegModel {
-    pub fn new(mpa_width: usize, mctp_width: usize) -> RegModel {
-        assert_eq!(
-            map::MCTP_RX_MAX_LEN_LIMIT,
-            crate::mctp_rx::model::HW_MAX_LEN,
-            "the driver's RX limit is the block's"
-        );
-        for r in MAP {
-            assert!(
-                matches!(r.access, Access::Rw { .. }) || source(r.name).is_some(),
-                "register {} has no source in offload-hdl's register block",
-                r.name
-            );
-        }
-        let mut m = RegModel {
-            mpa_width,
-            mctp_width,
-            rw: [0; 64],
-            own: [0; 5],
-            mpa_first: true,
-            wr_ack: false,
-            rd_ack: false,
-            rd_data: 0,
-        };
-        m.reset_values();
-        m
-    }
-
-    fn reset_values(&mut self) {
-        self.rw = [0; 64];
-        for r in MAP {
-            if let Access::Rw { reset, .. } = r.access {
-                self.rw[r.offset as usize / 4] = reset;
-            }
-        }
-    }
-
-    /// `VERSION`: map version and the widths.
-    pub fn version(&self) -> u32 {
-        (MAP_VERSION as u32) << 16 | (self.mctp_width as u32) << 8 | self.mpa_width as u32
-    }
-
-    fn reg(&self, offset: u8) -> u32 {
-        self.rw[offset as usize / 4]
-    }
-
-    /// The value a read of `offset` returns this cycle.
-    pub fn read_value(&self, offset: u8, i: &RegIn) -> u32 {
-        let Some(r) = map::register(offset) else {
-            return 0;
-        };
-        match r.access {
-            Access::Rw { .. } => self.reg(r.offset),
-            Access::Ro => match source(r.name).expect("checked in new") {
-                Source::Id => map::ID_VALUE,
-                Source::Version => self.version(),
-                Source::Own(o) => self.own[o as usize],
-                Source::Input(c) => i.counter(c),
-            },
-        }
-    }
-
-    pub fn outputs(&self, i: &RegIn) -> RegOut {
-        let control = self.reg(map::CONTROL);
-        let mpa = self.reg(map::MPA_CONFIG);
-        let eids = self.reg(map::MCTP_EIDS);
-        let flags = self.reg(map::MCTP_FLAGS);
-        let smbus = self.reg(map::MCTP_SMBUS);
-        let rx = self.reg(map::MCTP_RX_CONFIG);
-        RegOut {
-            wr_ack: self.wr_ack,
-            rd_ack: self.rd_ack,
-            rd_data: self.rd_data,
-            mpa_reset: i.reset || control & CONTROL_MPA_RESET != 0,
-            mctp_reset: i.reset || control & CONTROL_MCTP_RESET != 0,
-            mpa_markers: mpa & map::MPA_CONFIG_MARKERS != 0,
-            mpa_crc: mpa & map::MPA_CONFIG_CRC != 0,
-            mpa_mulpdu: self.reg(map::MPA_MULPDU) as u16,
-            mpa_offset: self.reg(map::MPA_OFFSET) as u16,
-            mctp_src_eid: eids as u8,
-            mctp_dst_eid: (eids >> 8) as u8,
-            mctp_tag: (flags >> map::MCTP_FLAGS_TAG_SHIFT) as u8 & 7,
-            mctp_to: flags & map::MCTP_FLAGS_TO != 0,
-            mctp_seq: (flags >> map::MCTP_FLAGS_SEQ_SHIFT) as u8 & 3,
-            mctp_mtu: self.reg(map::MCTP_MTU) as u8,
-            mctp_mic: flags & map::MCTP_FLAGS_MIC != 0,
-            mctp_smbus: flags & map::MCTP_FLAGS_SMBUS != 0,
-            mctp_smbus_src: smbus as u8 & 0x7F,
-            mctp_smbus_dst: (smbus >> 8) as u8 & 0x7F,
-            mctp_rx_reset: i.reset || control & CONTROL_MCTP_RX_RESET != 0,
-            mctp_rx_smbus: rx & map::MCTP_RX_SMBUS != 0,
-            mctp_rx_mic: rx & map::MCTP_RX_MIC != 0,
-            mctp_rx_strict: rx & map::MCTP_RX_STRICT != 0,
-            mctp_rx_max_len: self.reg(map::MCTP_RX_MAX_LEN) as u16 & 0x1FFF,
-        }
-    }
-
-    /// The rising clock edge.
-    pub fn clock(&mut self, i: &RegIn) {
-        let o = self.outputs(i);
-        let mut nx = self.clone();
-        nx.wr_ack = false;
-        nx.rd_ack = false;
-        nx.rd_data = 0;
-        if i.wr_en && !self.wr_ack {
-            nx.wr_ack = true;
-            if let Some(Register {
-                offset,
-                access: Access::Rw { mask, .. },
-                ..
-            }) = map::register(i.wr_addr)
-            {
-                let bm = strobe_mask(i.wr_strb);
-                let k = *offset as usize / 4;
-                nx.rw[k] = (self.rw[k] & !bm | i.wr_data & bm) & mask;
-            }
-        }
-        if i.rd_en && !self.rd_ack {
-            nx.rd_ack = true;
-            nx.rd_data = self.read_value(i.rd_addr, i);
-        }
-        if o.mpa_reset {
-            nx.mpa_first = true;
-            for c in [
-                Own::MpaUlpdusIn,
-                Own::MpaDropZeroLen,
-                Own::MpaDropOverMulpdu,
-            ] {
-                nx.own[c as usize] = 0;
-            }
-        } else if i.mpa_s_tvalid && i.mpa_s_tready {
-            nx.mpa_first = i.mpa_s_tlast;
-            let bump = |c: &mut u32| *c = c.wrapping_add(1);
-            if i.mpa_s_tlast {
-                bump(&mut nx.own[Own::MpaUlpdusIn as usize]);
-            }
-            if self.mpa_first && i.mpa_s_len == 0 {
-                bump(&mut nx.own[Own::MpaDropZeroLen as usize]);
-            }
-            if self.mpa_first && i.mpa_s_len > o.mpa_mulpdu {
-                bump(&mut nx.own[Own::MpaDropOverMulpdu as usize]);
-            }
-        }
-        if o.mctp_reset {
-            nx.own[Own::MctpMessagesIn as usize] = 0;
-        } else if i.mctp_s_tvalid && i.mctp_s_tready && i.mctp_s_tlast {
-            nx.own[Own::MctpMessagesIn as usize] =
-                self.own[Own::MctpMessagesIn as usize].wrapping_add(1);
-        }
-        if o.mctp_rx_reset {
-            nx.own[Own::MctpRxFramesIn as usize] = 0;
-        } else if i.mctp_rx_s_tvalid && i.mctp_rx_s_tready && i.mctp_rx_s_tlast {
-            nx.own[Own::MctpRxFramesIn as usize] =
-                self.own[Own::MctpRxFramesIn as usize].wrapping_add(1);
-        }
-        if i.reset {
-            nx.reset_values();
-            nx.wr_ack = false;
-            nx.rd_ack = false;
-            nx.rd_data = 0;
-        }
-        *self = nx;
-    }
-}
-
-/// The register block as a rust-hdl block (Verilog from [`super::regs_verilog`]).
+/// The register block.
 #[derive(LogicBlock)]
 pub struct RegBlock {
     pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: every register to its reset value.
     pub reset: Signal<In, Bit>,
-    pub reg_wr_addr: Signal<In, Bits<8>>,
-    pub reg_wr_data: Signal<In, Bits<32>>,
-    pub reg_wr_strb: Signal<In, Bits<4>>,
-    pub reg_wr_en: Signal<In, Bit>,
-    pub reg_wr_ack: Signal<Out, Bit>,
-    pub reg_rd_addr: Signal<In, Bits<8>>,
-    pub reg_rd_en: Signal<In, Bit>,
-    pub reg_rd_data: Signal<Out, Bits<32>>,
-    pub reg_rd_ack: Signal<Out, Bit>,
-    pub mpa_s_tvalid: Signal<In, Bit>,
-    pub mpa_s_tready: Signal<In, Bit>,
-    pub mpa_s_tlast: Signal<In, Bit>,
+    pub reg_bus: RegBus,
+    /// Each block's reset: the top's, or its `CONTROL` bit, registered ([`ResetRegs`]).
+    pub resets: BlockResets,
+    pub mpa_cfg: MpaTxConfigSource,
+    pub mpa_counters: MpaTxCountersSink,
+    pub mpa_tap: StreamTap,
+    /// The ULPDU length beside the MPA input stream (drop reasons are counted here).
     pub mpa_s_len: Signal<In, Bits<16>>,
-    pub mctp_s_tvalid: Signal<In, Bit>,
-    pub mctp_s_tready: Signal<In, Bit>,
-    pub mctp_s_tlast: Signal<In, Bit>,
-    pub mpa_fpdus: Signal<In, Bits<32>>,
-    pub mpa_dropped: Signal<In, Bits<32>>,
-    pub mctp_packets: Signal<In, Bits<32>>,
-    pub mctp_messages: Signal<In, Bits<32>>,
-    pub mctp_dropped: Signal<In, Bits<32>>,
-    pub mctp_len_errors: Signal<In, Bits<32>>,
-    pub mctp_rx_s_tvalid: Signal<In, Bit>,
-    pub mctp_rx_s_tready: Signal<In, Bit>,
-    pub mctp_rx_s_tlast: Signal<In, Bit>,
-    pub mctp_rx_messages: Signal<In, Bits<32>>,
-    pub mctp_rx_malformed: Signal<In, Bits<32>>,
-    pub mctp_rx_no_context: Signal<In, Bits<32>>,
-    pub mctp_rx_bad_sequence: Signal<In, Bits<32>>,
-    pub mctp_rx_bad_unit_size: Signal<In, Bits<32>>,
-    pub mctp_rx_restarted: Signal<In, Bits<32>>,
-    pub mctp_rx_too_long: Signal<In, Bits<32>>,
-    pub mctp_rx_contexts_full: Signal<In, Bits<32>>,
-    pub mctp_rx_bad_pec: Signal<In, Bits<32>>,
-    pub mctp_rx_bad_smbus: Signal<In, Bits<32>>,
-    pub mctp_rx_mic_errors: Signal<In, Bits<32>>,
-    pub mctp_rx_oversize: Signal<In, Bits<32>>,
-    pub mpa_reset: Signal<Out, Bit>,
-    pub mctp_reset: Signal<Out, Bit>,
-    pub mpa_markers: Signal<Out, Bit>,
-    pub mpa_crc: Signal<Out, Bit>,
-    pub mpa_mulpdu: Signal<Out, Bits<16>>,
-    pub mpa_offset: Signal<Out, Bits<16>>,
-    pub mctp_src_eid: Signal<Out, Bits<8>>,
-    pub mctp_dst_eid: Signal<Out, Bits<8>>,
-    pub mctp_tag: Signal<Out, Bits<3>>,
-    pub mctp_to: Signal<Out, Bit>,
-    pub mctp_seq: Signal<Out, Bits<2>>,
-    pub mctp_mtu: Signal<Out, Bits<8>>,
-    pub mctp_mic: Signal<Out, Bit>,
-    pub mctp_smbus: Signal<Out, Bit>,
-    pub mctp_smbus_src: Signal<Out, Bits<7>>,
-    pub mctp_smbus_dst: Signal<Out, Bits<7>>,
-    pub mctp_rx_reset: Signal<Out, Bit>,
-    pub mctp_rx_smbus: Signal<Out, Bit>,
-    pub mctp_rx_mic: Signal<Out, Bit>,
-    pub mctp_rx_strict: Signal<Out, Bit>,
-    pub mctp_rx_max_len: Signal<Out, Bits<13>>,
-    // Invisible to rust-hdl (leading underscore): the model the simulator runs.
-    _model: RegModel,
+    pub mctp_cfg: MctpTxConfigSource,
+    pub mctp_counters: MctpTxCountersSink,
+    pub mctp_tap: StreamTap,
+    pub mctp_rx_cfg: MctpRxConfigSource,
+    pub mctp_rx_counters: MctpRxCountersSink,
+    pub mctp_rx_tap: StreamTap,
+    // Read-write registers and their reset values and masks.
+    r_control: DFFWithInit<Bits<32>>,
+    v_control: Constant<Bits<32>>,
+    m_control: Constant<Bits<32>>,
+    r_scratch: DFFWithInit<Bits<32>>,
+    v_scratch: Constant<Bits<32>>,
+    m_scratch: Constant<Bits<32>>,
+    r_mpa_config: DFFWithInit<Bits<32>>,
+    v_mpa_config: Constant<Bits<32>>,
+    m_mpa_config: Constant<Bits<32>>,
+    r_mpa_mulpdu: DFFWithInit<Bits<32>>,
+    v_mpa_mulpdu: Constant<Bits<32>>,
+    m_mpa_mulpdu: Constant<Bits<32>>,
+    r_mpa_offset: DFFWithInit<Bits<32>>,
+    v_mpa_offset: Constant<Bits<32>>,
+    m_mpa_offset: Constant<Bits<32>>,
+    r_mctp_eids: DFFWithInit<Bits<32>>,
+    v_mctp_eids: Constant<Bits<32>>,
+    m_mctp_eids: Constant<Bits<32>>,
+    r_mctp_flags: DFFWithInit<Bits<32>>,
+    v_mctp_flags: Constant<Bits<32>>,
+    m_mctp_flags: Constant<Bits<32>>,
+    r_mctp_mtu: DFFWithInit<Bits<32>>,
+    v_mctp_mtu: Constant<Bits<32>>,
+    m_mctp_mtu: Constant<Bits<32>>,
+    r_mctp_smbus: DFFWithInit<Bits<32>>,
+    v_mctp_smbus: Constant<Bits<32>>,
+    m_mctp_smbus: Constant<Bits<32>>,
+    r_mctp_rx_config: DFFWithInit<Bits<32>>,
+    v_mctp_rx_config: Constant<Bits<32>>,
+    m_mctp_rx_config: Constant<Bits<32>>,
+    r_mctp_rx_max_len: DFFWithInit<Bits<32>>,
+    v_mctp_rx_max_len: Constant<Bits<32>>,
+    m_mctp_rx_max_len: Constant<Bits<32>>,
+    // Counters kept here.
+    c_mpa_ulpdus_in: DFF<Bits<32>>,
+    c_mpa_drop_zero_len: DFF<Bits<32>>,
+    c_mpa_drop_over_mulpdu: DFF<Bits<32>>,
+    c_mctp_messages_in: DFF<Bits<32>>,
+    c_mctp_rx_frames_in: DFF<Bits<32>>,
+    /// The next MPA input beat is a ULPDU's first.
+    mpa_first: DFFWithInit<Bit>,
+    reset_regs: ResetRegs,
+    // The bus.
+    wr_ack: DFF<Bit>,
+    rd_ack: DFF<Bit>,
+    rd_data: DFF<Bits<32>>,
+    wr_go: Signal<Local, Bit>,
+    rd_go: Signal<Local, Bit>,
+    wr_word: Signal<Local, Bits<6>>,
+    rd_word: Signal<Local, Bits<6>>,
+    strb_mask: Signal<Local, Bits<32>>,
+    rd_mux: Signal<Local, Bits<32>>,
+    /// Byte-address bits 1:0 (ignored; named so that lint knows).
+    unused_addr_low: Signal<Local, Bits<2>>,
+    k_byte: Constant<Bits<32>>,
+    k_id: Constant<Bits<32>>,
+    k_version: Constant<Bits<32>>,
+    // Word addresses.
+    a_control: Constant<Bits<6>>,
+    a_scratch: Constant<Bits<6>>,
+    a_mpa_config: Constant<Bits<6>>,
+    a_mpa_mulpdu: Constant<Bits<6>>,
+    a_mpa_offset: Constant<Bits<6>>,
+    a_mctp_eids: Constant<Bits<6>>,
+    a_mctp_flags: Constant<Bits<6>>,
+    a_mctp_mtu: Constant<Bits<6>>,
+    a_mctp_smbus: Constant<Bits<6>>,
+    a_mctp_rx_config: Constant<Bits<6>>,
+    a_mctp_rx_max_len: Constant<Bits<6>>,
+    a_id: Constant<Bits<6>>,
+    a_version: Constant<Bits<6>>,
+    a_mpa_ulpdus_in: Constant<Bits<6>>,
+    a_mpa_fpdus: Constant<Bits<6>>,
+    a_mpa_drop_zero_len: Constant<Bits<6>>,
+    a_mpa_drop_over_mulpdu: Constant<Bits<6>>,
+    a_mpa_dropped: Constant<Bits<6>>,
+    a_mctp_messages_in: Constant<Bits<6>>,
+    a_mctp_packets: Constant<Bits<6>>,
+    a_mctp_messages: Constant<Bits<6>>,
+    a_mctp_dropped: Constant<Bits<6>>,
+    a_mctp_len_errors: Constant<Bits<6>>,
+    a_mctp_rx_frames_in: Constant<Bits<6>>,
+    /// The MCTP RX counters' words, in `MCTP_RX_COUNTERS` order.
+    a_rx: [Constant<Bits<6>>; 12],
 }
 
 impl RegBlock {
+    /// The block for an MPA path of `mpa_width` and MCTP paths of `mctp_width` octets per beat
+    /// (reported in `VERSION`).
     pub fn new(mpa_width: usize, mctp_width: usize) -> RegBlock {
+        check_map();
+        let (r_control, v_control, m_control) = rw("CONTROL");
+        let (r_scratch, v_scratch, m_scratch) = rw("SCRATCH");
+        let (r_mpa_config, v_mpa_config, m_mpa_config) = rw("MPA_CONFIG");
+        let (r_mpa_mulpdu, v_mpa_mulpdu, m_mpa_mulpdu) = rw("MPA_MULPDU");
+        let (r_mpa_offset, v_mpa_offset, m_mpa_offset) = rw("MPA_OFFSET");
+        let (r_mctp_eids, v_mctp_eids, m_mctp_eids) = rw("MCTP_EIDS");
+        let (r_mctp_flags, v_mctp_flags, m_mctp_flags) = rw("MCTP_FLAGS");
+        let (r_mctp_mtu, v_mctp_mtu, m_mctp_mtu) = rw("MCTP_MTU");
+        let (r_mctp_smbus, v_mctp_smbus, m_mctp_smbus) = rw("MCTP_SMBUS");
+        let (r_mctp_rx_config, v_mctp_rx_config, m_mctp_rx_config) = rw("MCTP_RX_CONFIG");
+        let (r_mctp_rx_max_len, v_mctp_rx_max_len, m_mctp_rx_max_len) = rw("MCTP_RX_MAX_LEN");
         RegBlock {
             clock: Default::default(),
             reset: Default::default(),
-            reg_wr_addr: Default::default(),
-            reg_wr_data: Default::default(),
-            reg_wr_strb: Default::default(),
-            reg_wr_en: Default::default(),
-            reg_wr_ack: Default::default(),
-            reg_rd_addr: Default::default(),
-            reg_rd_en: Default::default(),
-            reg_rd_data: Default::default(),
-            reg_rd_ack: Default::default(),
-            mpa_s_tvalid: Default::default(),
-            mpa_s_tready: Default::default(),
-            mpa_s_tlast: Default::default(),
+            reg_bus: Default::default(),
+            resets: Default::default(),
+            mpa_cfg: Default::default(),
+            mpa_counters: Default::default(),
+            mpa_tap: Default::default(),
             mpa_s_len: Default::default(),
-            mctp_s_tvalid: Default::default(),
-            mctp_s_tready: Default::default(),
-            mctp_s_tlast: Default::default(),
-            mpa_fpdus: Default::default(),
-            mpa_dropped: Default::default(),
-            mctp_packets: Default::default(),
-            mctp_messages: Default::default(),
-            mctp_dropped: Default::default(),
-            mctp_len_errors: Default::default(),
-            mctp_rx_s_tvalid: Default::default(),
-            mctp_rx_s_tready: Default::default(),
-            mctp_rx_s_tlast: Default::default(),
-            mctp_rx_messages: Default::default(),
-            mctp_rx_malformed: Default::default(),
-            mctp_rx_no_context: Default::default(),
-            mctp_rx_bad_sequence: Default::default(),
-            mctp_rx_bad_unit_size: Default::default(),
-            mctp_rx_restarted: Default::default(),
-            mctp_rx_too_long: Default::default(),
-            mctp_rx_contexts_full: Default::default(),
-            mctp_rx_bad_pec: Default::default(),
-            mctp_rx_bad_smbus: Default::default(),
-            mctp_rx_mic_errors: Default::default(),
-            mctp_rx_oversize: Default::default(),
-            mpa_reset: Default::default(),
-            mctp_reset: Default::default(),
-            mpa_markers: Default::default(),
-            mpa_crc: Default::default(),
-            mpa_mulpdu: Default::default(),
-            mpa_offset: Default::default(),
-            mctp_src_eid: Default::default(),
-            mctp_dst_eid: Default::default(),
-            mctp_tag: Default::default(),
-            mctp_to: Default::default(),
-            mctp_seq: Default::default(),
-            mctp_mtu: Default::default(),
-            mctp_mic: Default::default(),
-            mctp_smbus: Default::default(),
-            mctp_smbus_src: Default::default(),
-            mctp_smbus_dst: Default::default(),
-            mctp_rx_reset: Default::default(),
-            mctp_rx_smbus: Default::default(),
-            mctp_rx_mic: Default::default(),
-            mctp_rx_strict: Default::default(),
-            mctp_rx_max_len: Default::default(),
-            _model: RegModel::new(mpa_width, mctp_width),
-        }
-    }
-
-    fn inputs(&self) -> RegIn {
-        use crate::bits::bits_to_u64 as v;
-        RegIn {
-            reset: self.reset.val(),
-            wr_addr: v(&self.reg_wr_addr.val()) as u8,
-            wr_data: v(&self.reg_wr_data.val()) as u32,
-            wr_strb: v(&self.reg_wr_strb.val()) as u8,
-            wr_en: self.reg_wr_en.val(),
-            rd_addr: v(&self.reg_rd_addr.val()) as u8,
-            rd_en: self.reg_rd_en.val(),
-            mpa_s_tvalid: self.mpa_s_tvalid.val(),
-            mpa_s_tready: self.mpa_s_tready.val(),
-            mpa_s_tlast: self.mpa_s_tlast.val(),
-            mpa_s_len: v(&self.mpa_s_len.val()) as u16,
-            mctp_s_tvalid: self.mctp_s_tvalid.val(),
-            mctp_s_tready: self.mctp_s_tready.val(),
-            mctp_s_tlast: self.mctp_s_tlast.val(),
-            mpa_fpdus: v(&self.mpa_fpdus.val()) as u32,
-            mpa_dropped: v(&self.mpa_dropped.val()) as u32,
-            mctp_packets: v(&self.mctp_packets.val()) as u32,
-            mctp_messages: v(&self.mctp_messages.val()) as u32,
-            mctp_dropped: v(&self.mctp_dropped.val()) as u32,
-            mctp_len_errors: v(&self.mctp_len_errors.val()) as u32,
-            mctp_rx_s_tvalid: self.mctp_rx_s_tvalid.val(),
-            mctp_rx_s_tready: self.mctp_rx_s_tready.val(),
-            mctp_rx_s_tlast: self.mctp_rx_s_tlast.val(),
-            mctp_rx: [
-                v(&self.mctp_rx_messages.val()) as u32,
-                v(&self.mctp_rx_malformed.val()) as u32,
-                v(&self.mctp_rx_no_context.val()) as u32,
-                v(&self.mctp_rx_bad_sequence.val()) as u32,
-                v(&self.mctp_rx_bad_unit_size.val()) as u32,
-                v(&self.mctp_rx_restarted.val()) as u32,
-                v(&self.mctp_rx_too_long.val()) as u32,
-                v(&self.mctp_rx_contexts_full.val()) as u32,
-                v(&self.mctp_rx_bad_pec.val()) as u32,
-                v(&self.mctp_rx_bad_smbus.val()) as u32,
-                v(&self.mctp_rx_mic_errors.val()) as u32,
-                v(&self.mctp_rx_oversize.val()) as u32,
-            ],
+            mctp_cfg: Default::default(),
+            mctp_counters: Default::default(),
+            mctp_tap: Default::default(),
+            mctp_rx_cfg: Default::default(),
+            mctp_rx_counters: Default::default(),
+            mctp_rx_tap: Default::default(),
+            r_control,
+            v_control,
+            m_control,
+            r_scratch,
+            v_scratch,
+            m_scratch,
+            r_mpa_config,
+            v_mpa_config,
+            m_mpa_config,
+            r_mpa_mulpdu,
+            v_mpa_mulpdu,
+            m_mpa_mulpdu,
+            r_mpa_offset,
+            v_mpa_offset,
+            m_mpa_offset,
+            r_mctp_eids,
+            v_mctp_eids,
+            m_mctp_eids,
+            r_mctp_flags,
+            v_mctp_flags,
+            m_mctp_flags,
+            r_mctp_mtu,
+            v_mctp_mtu,
+            m_mctp_mtu,
+            r_mctp_smbus,
+            v_mctp_smbus,
+            m_mctp_smbus,
+            r_mctp_rx_config,
+            v_mctp_rx_config,
+            m_mctp_rx_config,
+            r_mctp_rx_max_len,
+            v_mctp_rx_max_len,
+            m_mctp_rx_max_len,
+            c_mpa_ulpdus_in: Default::default(),
+            c_mpa_drop_zero_len: Default::default(),
+            c_mpa_drop_over_mulpdu: Default::default(),
+            c_mctp_messages_in: Default::default(),
+            c_mctp_rx_frames_in: Default::default(),
+            mpa_first: DFFWithInit::new(true),
+            reset_regs: ResetRegs::default(),
+            wr_ack: Default::default(),
+            rd_ack: Default::default(),
+            rd_data: Default::default(),
+            wr_go: Default::default(),
+            rd_go: Default::default(),
+            wr_word: Default::default(),
+            rd_word: Default::default(),
+            strb_mask: Default::default(),
+            rd_mux: Default::default(),
+            unused_addr_low: Default::default(),
+            k_byte: Constant::new(0xFF.into()),
+            k_id: Constant::new((map::ID_VALUE as u64).into()),
+            k_version: Constant::new((version(mpa_width, mctp_width) as u64).into()),
+            a_control: word("CONTROL"),
+            a_scratch: word("SCRATCH"),
+            a_mpa_config: word("MPA_CONFIG"),
+            a_mpa_mulpdu: word("MPA_MULPDU"),
+            a_mpa_offset: word("MPA_OFFSET"),
+            a_mctp_eids: word("MCTP_EIDS"),
+            a_mctp_flags: word("MCTP_FLAGS"),
+            a_mctp_mtu: word("MCTP_MTU"),
+            a_mctp_smbus: word("MCTP_SMBUS"),
+            a_mctp_rx_config: word("MCTP_RX_CONFIG"),
+            a_mctp_rx_max_len: word("MCTP_RX_MAX_LEN"),
+            a_id: word("ID"),
+            a_version: word("VERSION"),
+            a_mpa_ulpdus_in: word("MPA_ULPDUS_IN"),
+            a_mpa_fpdus: word("MPA_FPDUS"),
+            a_mpa_drop_zero_len: word("MPA_DROP_ZERO_LEN"),
+            a_mpa_drop_over_mulpdu: word("MPA_DROP_OVER_MULPDU"),
+            a_mpa_dropped: word("MPA_DROPPED"),
+            a_mctp_messages_in: word("MCTP_MESSAGES_IN"),
+            a_mctp_packets: word("MCTP_PACKETS"),
+            a_mctp_messages: word("MCTP_MESSAGES"),
+            a_mctp_dropped: word("MCTP_DROPPED"),
+            a_mctp_len_errors: word("MCTP_LEN_ERRORS"),
+            a_mctp_rx_frames_in: word("MCTP_RX_FRAMES_IN"),
+            a_rx: std::array::from_fn(|i| word(MCTP_RX_COUNTERS[i])),
         }
     }
 }
 
 impl Logic for RegBlock {
+    #[hdl_gen]
     fn update(&mut self) {
-        let i = self.inputs();
-        if self.clock.pos_edge() {
-            self._model.clock(&i);
+        clock!(
+            self, clock, r_control, r_scratch, r_mpa_config, r_mpa_mulpdu, r_mpa_offset, r_mctp_eids,
+            r_mctp_flags, r_mctp_mtu, r_mctp_smbus, r_mctp_rx_config, r_mctp_rx_max_len, mpa_first,
+            reset_regs
+        );
+        dff_setup!(
+            self, clock, c_mpa_ulpdus_in, c_mpa_drop_zero_len, c_mpa_drop_over_mulpdu, c_mctp_messages_in,
+            c_mctp_rx_frames_in, wr_ack, rd_ack, rd_data
+        );
+        self.r_control.d.next = self.r_control.q.val();
+        self.r_scratch.d.next = self.r_scratch.q.val();
+        self.r_mpa_config.d.next = self.r_mpa_config.q.val();
+        self.r_mpa_mulpdu.d.next = self.r_mpa_mulpdu.q.val();
+        self.r_mpa_offset.d.next = self.r_mpa_offset.q.val();
+        self.r_mctp_eids.d.next = self.r_mctp_eids.q.val();
+        self.r_mctp_flags.d.next = self.r_mctp_flags.q.val();
+        self.r_mctp_mtu.d.next = self.r_mctp_mtu.q.val();
+        self.r_mctp_smbus.d.next = self.r_mctp_smbus.q.val();
+        self.r_mctp_rx_config.d.next = self.r_mctp_rx_config.q.val();
+        self.r_mctp_rx_max_len.d.next = self.r_mctp_rx_max_len.q.val();
+        self.mpa_first.d.next = self.mpa_first.q.val();
+
+        // The bus: one access per request, acknowledged the clock after it.
+        self.wr_go.next = self.reg_bus.wr_en.val() & !self.wr_ack.q.val();
+        self.rd_go.next = self.reg_bus.rd_en.val() & !self.rd_ack.q.val();
+        self.wr_word.next = self.reg_bus.wr_addr.val().get_bits::<6>(2);
+        self.rd_word.next = self.reg_bus.rd_addr.val().get_bits::<6>(2);
+        self.unused_addr_low.next = self.reg_bus.wr_addr.val().get_bits::<2>(0) | self.reg_bus.rd_addr.val().get_bits::<2>(0);
+        self.strb_mask.next = 0.into();
+        for b in 0..4 {
+            if self.reg_bus.wr_strb.val().get_bit(b) {
+                self.strb_mask.next = self.strb_mask.val() | (self.k_byte.val() << (8 * b).to_bits::<5>());
+            }
         }
-        let o = self._model.outputs(&i);
-        self.reg_wr_ack.next = o.wr_ack;
-        self.reg_rd_ack.next = o.rd_ack;
-        self.reg_rd_data.next = (o.rd_data as u64).into();
-        self.mpa_reset.next = o.mpa_reset;
-        self.mctp_reset.next = o.mctp_reset;
-        self.mpa_markers.next = o.mpa_markers;
-        self.mpa_crc.next = o.mpa_crc;
-        self.mpa_mulpdu.next = (o.mpa_mulpdu as u64).into();
-        self.mpa_offset.next = (o.mpa_offset as u64).into();
-        self.mctp_src_eid.next = (o.mctp_src_eid as u64).into();
-        self.mctp_dst_eid.next = (o.mctp_dst_eid as u64).into();
-        self.mctp_tag.next = (o.mctp_tag as u64).into();
-        self.mctp_to.next = o.mctp_to;
-        self.mctp_seq.next = (o.mctp_seq as u64).into();
-        self.mctp_mtu.next = (o.mctp_mtu as u64).into();
-        self.mctp_mic.next = o.mctp_mic;
-        self.mctp_smbus.next = o.mctp_smbus;
-        self.mctp_smbus_src.next = (o.mctp_smbus_src as u64).into();
-        self.mctp_smbus_dst.next = (o.mctp_smbus_dst as u64).into();
-        self.mctp_rx_reset.next = o.mctp_rx_reset;
-        self.mctp_rx_smbus.next = o.mctp_rx_smbus;
-        self.mctp_rx_mic.next = o.mctp_rx_mic;
-        self.mctp_rx_strict.next = o.mctp_rx_strict;
-        self.mctp_rx_max_len.next = (o.mctp_rx_max_len as u64).into();
-    }
+        self.wr_ack.d.next = self.wr_go.val();
+        self.rd_ack.d.next = self.rd_go.val();
+        self.rd_data.d.next = 0.into();
+        self.reg_bus.wr_ack.next = self.wr_ack.q.val();
+        self.reg_bus.rd_ack.next = self.rd_ack.q.val();
+        self.reg_bus.rd_data.next = self.rd_data.q.val();
+        self.reg_bus.wr_wait.next = false;
+        self.reg_bus.rd_wait.next = false;
 
-    fn connect(&mut self) {
-        self.reg_wr_ack.connect();
-        self.reg_rd_ack.connect();
-        self.reg_rd_data.connect();
-        self.mpa_reset.connect();
-        self.mctp_reset.connect();
-        self.mpa_markers.connect();
-        self.mpa_crc.connect();
-        self.mpa_mulpdu.connect();
-        self.mpa_offset.connect();
-        self.mctp_src_eid.connect();
-        self.mctp_dst_eid.connect();
-        self.mctp_tag.connect();
-        self.mctp_to.connect();
-        self.mctp_seq.connect();
-        self.mctp_mtu.connect();
-        self.mctp_mic.connect();
-        self.mctp_smbus.connect();
-        self.mctp_smbus_src.connect();
-        self.mctp_smbus_dst.connect();
-        self.mctp_rx_reset.connect();
-        self.mctp_rx_smbus.connect();
-        self.mctp_rx_mic.connect();
-        self.mctp_rx_strict.connect();
-        self.mctp_rx_max_len.connect();
-    }
+        // Writes: the strobed bytes, then the register's mask.
+        if self.wr_go.val() {
+            if self.wr_word.val() == self.a_control.val() {
+                self.r_control.d.next = ((self.r_control.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_control.val();
+            }
+            if self.wr_word.val() == self.a_scratch.val() {
+                self.r_scratch.d.next = ((self.r_scratch.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_scratch.val();
+            }
+            if self.wr_word.val() == self.a_mpa_config.val() {
+                self.r_mpa_config.d.next = ((self.r_mpa_config.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mpa_config.val();
+            }
+            if self.wr_word.val() == self.a_mpa_mulpdu.val() {
+                self.r_mpa_mulpdu.d.next = ((self.r_mpa_mulpdu.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mpa_mulpdu.val();
+            }
+            if self.wr_word.val() == self.a_mpa_offset.val() {
+                self.r_mpa_offset.d.next = ((self.r_mpa_offset.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mpa_offset.val();
+            }
+            if self.wr_word.val() == self.a_mctp_eids.val() {
+                self.r_mctp_eids.d.next = ((self.r_mctp_eids.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mctp_eids.val();
+            }
+            if self.wr_word.val() == self.a_mctp_flags.val() {
+                self.r_mctp_flags.d.next = ((self.r_mctp_flags.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mctp_flags.val();
+            }
+            if self.wr_word.val() == self.a_mctp_mtu.val() {
+                self.r_mctp_mtu.d.next = ((self.r_mctp_mtu.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mctp_mtu.val();
+            }
+            if self.wr_word.val() == self.a_mctp_smbus.val() {
+                self.r_mctp_smbus.d.next = ((self.r_mctp_smbus.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mctp_smbus.val();
+            }
+            if self.wr_word.val() == self.a_mctp_rx_config.val() {
+                self.r_mctp_rx_config.d.next = ((self.r_mctp_rx_config.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mctp_rx_config.val();
+            }
+            if self.wr_word.val() == self.a_mctp_rx_max_len.val() {
+                self.r_mctp_rx_max_len.d.next = ((self.r_mctp_rx_max_len.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mctp_rx_max_len.val();
+            }
+        }
 
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(super::regs_verilog::body(&self._model))
+        // Configuration outputs: fields of the registers (positions checked in `check_map`).
+        self.reset_regs.reset.next = self.reset.val();
+        self.reset_regs.control.next = self.r_control.q.val().get_bits::<3>(0);
+        BlockResets::link(&mut self.resets, &mut self.reset_regs.resets);
+        self.mpa_cfg.markers.next = self.r_mpa_config.q.val().get_bit(0);
+        self.mpa_cfg.crc.next = self.r_mpa_config.q.val().get_bit(1);
+        self.mpa_cfg.mulpdu.next = self.r_mpa_mulpdu.q.val().get_bits::<16>(0);
+        self.mpa_cfg.offset.next = self.r_mpa_offset.q.val().get_bits::<16>(0);
+        self.mctp_cfg.src_eid.next = self.r_mctp_eids.q.val().get_bits::<8>(0);
+        self.mctp_cfg.dst_eid.next = self.r_mctp_eids.q.val().get_bits::<8>(8);
+        self.mctp_cfg.tag.next = self.r_mctp_flags.q.val().get_bits::<3>(0);
+        self.mctp_cfg.to.next = self.r_mctp_flags.q.val().get_bit(3);
+        self.mctp_cfg.seq.next = self.r_mctp_flags.q.val().get_bits::<2>(4);
+        self.mctp_cfg.mic.next = self.r_mctp_flags.q.val().get_bit(8);
+        self.mctp_cfg.smbus.next = self.r_mctp_flags.q.val().get_bit(9);
+        self.mctp_cfg.mtu.next = self.r_mctp_mtu.q.val().get_bits::<8>(0);
+        self.mctp_cfg.smbus_src.next = self.r_mctp_smbus.q.val().get_bits::<7>(0);
+        self.mctp_cfg.smbus_dst.next = self.r_mctp_smbus.q.val().get_bits::<7>(8);
+        self.mctp_rx_cfg.smbus.next = self.r_mctp_rx_config.q.val().get_bit(0);
+        self.mctp_rx_cfg.mic.next = self.r_mctp_rx_config.q.val().get_bit(1);
+        self.mctp_rx_cfg.strict.next = self.r_mctp_rx_config.q.val().get_bit(2);
+        self.mctp_rx_cfg.max_len.next = self.r_mctp_rx_max_len.q.val().get_bits::<13>(0);
+
+        // Reads: every register of the map at its word; unmapped words read 0.
+        self.rd_mux.next = 0.into();
+        if self.rd_word.val() == self.a_control.val() {
+            self.rd_mux.next = self.r_control.q.val();
+        }
+        if self.rd_word.val() == self.a_scratch.val() {
+            self.rd_mux.next = self.r_scratch.q.val();
+        }
+        if self.rd_word.val() == self.a_mpa_config.val() {
+            self.rd_mux.next = self.r_mpa_config.q.val();
+        }
+        if self.rd_word.val() == self.a_mpa_mulpdu.val() {
+            self.rd_mux.next = self.r_mpa_mulpdu.q.val();
+        }
+        if self.rd_word.val() == self.a_mpa_offset.val() {
+            self.rd_mux.next = self.r_mpa_offset.q.val();
+        }
+        if self.rd_word.val() == self.a_mctp_eids.val() {
+            self.rd_mux.next = self.r_mctp_eids.q.val();
+        }
+        if self.rd_word.val() == self.a_mctp_flags.val() {
+            self.rd_mux.next = self.r_mctp_flags.q.val();
+        }
+        if self.rd_word.val() == self.a_mctp_mtu.val() {
+            self.rd_mux.next = self.r_mctp_mtu.q.val();
+        }
+        if self.rd_word.val() == self.a_mctp_smbus.val() {
+            self.rd_mux.next = self.r_mctp_smbus.q.val();
+        }
+        if self.rd_word.val() == self.a_mctp_rx_config.val() {
+            self.rd_mux.next = self.r_mctp_rx_config.q.val();
+        }
+        if self.rd_word.val() == self.a_mctp_rx_max_len.val() {
+            self.rd_mux.next = self.r_mctp_rx_max_len.q.val();
+        }
+        if self.rd_word.val() == self.a_id.val() {
+            self.rd_mux.next = self.k_id.val();
+        }
+        if self.rd_word.val() == self.a_version.val() {
+            self.rd_mux.next = self.k_version.val();
+        }
+        if self.rd_word.val() == self.a_mpa_ulpdus_in.val() {
+            self.rd_mux.next = self.c_mpa_ulpdus_in.q.val();
+        }
+        if self.rd_word.val() == self.a_mpa_fpdus.val() {
+            self.rd_mux.next = self.mpa_counters.fpdus.val();
+        }
+        if self.rd_word.val() == self.a_mpa_drop_zero_len.val() {
+            self.rd_mux.next = self.c_mpa_drop_zero_len.q.val();
+        }
+        if self.rd_word.val() == self.a_mpa_drop_over_mulpdu.val() {
+            self.rd_mux.next = self.c_mpa_drop_over_mulpdu.q.val();
+        }
+        if self.rd_word.val() == self.a_mpa_dropped.val() {
+            self.rd_mux.next = self.mpa_counters.dropped.val();
+        }
+        if self.rd_word.val() == self.a_mctp_messages_in.val() {
+            self.rd_mux.next = self.c_mctp_messages_in.q.val();
+        }
+        if self.rd_word.val() == self.a_mctp_packets.val() {
+            self.rd_mux.next = self.mctp_counters.packets.val();
+        }
+        if self.rd_word.val() == self.a_mctp_messages.val() {
+            self.rd_mux.next = self.mctp_counters.messages.val();
+        }
+        if self.rd_word.val() == self.a_mctp_dropped.val() {
+            self.rd_mux.next = self.mctp_counters.dropped.val();
+        }
+        if self.rd_word.val() == self.a_mctp_len_errors.val() {
+            self.rd_mux.next = self.mctp_counters.len_errors.val();
+        }
+        if self.rd_word.val() == self.a_mctp_rx_frames_in.val() {
+            self.rd_mux.next = self.c_mctp_rx_frames_in.q.val();
+        }
+        // The MCTP RX block's counters, in MCTP_RX_COUNTERS order.
+        if self.rd_word.val() == self.a_rx[0].val() {
+            self.rd_mux.next = self.mctp_rx_counters.messages.val();
+        }
+        if self.rd_word.val() == self.a_rx[1].val() {
+            self.rd_mux.next = self.mctp_rx_counters.malformed.val();
+        }
+        if self.rd_word.val() == self.a_rx[2].val() {
+            self.rd_mux.next = self.mctp_rx_counters.no_context.val();
+        }
+        if self.rd_word.val() == self.a_rx[3].val() {
+            self.rd_mux.next = self.mctp_rx_counters.bad_sequence.val();
+        }
+        if self.rd_word.val() == self.a_rx[4].val() {
+            self.rd_mux.next = self.mctp_rx_counters.bad_unit_size.val();
+        }
+        if self.rd_word.val() == self.a_rx[5].val() {
+            self.rd_mux.next = self.mctp_rx_counters.restarted.val();
+        }
+        if self.rd_word.val() == self.a_rx[6].val() {
+            self.rd_mux.next = self.mctp_rx_counters.too_long.val();
+        }
+        if self.rd_word.val() == self.a_rx[7].val() {
+            self.rd_mux.next = self.mctp_rx_counters.contexts_full.val();
+        }
+        if self.rd_word.val() == self.a_rx[8].val() {
+            self.rd_mux.next = self.mctp_rx_counters.bad_pec.val();
+        }
+        if self.rd_word.val() == self.a_rx[9].val() {
+            self.rd_mux.next = self.mctp_rx_counters.bad_smbus.val();
+        }
+        if self.rd_word.val() == self.a_rx[10].val() {
+            self.rd_mux.next = self.mctp_rx_counters.mic_errors.val();
+        }
+        if self.rd_word.val() == self.a_rx[11].val() {
+            self.rd_mux.next = self.mctp_rx_counters.oversize.val();
+        }
+        if self.rd_go.val() {
+            self.rd_data.d.next = self.rd_mux.val();
+        }
+
+        // Counters kept here, from the input handshakes; each cleared by its block's reset.
+        if self.resets.mpa.val() {
+            self.mpa_first.d.next = true;
+            self.c_mpa_ulpdus_in.d.next = 0.into();
+            self.c_mpa_drop_zero_len.d.next = 0.into();
+            self.c_mpa_drop_over_mulpdu.d.next = 0.into();
+        } else if self.mpa_tap.tvalid.val() & self.mpa_tap.tready.val() {
+            self.mpa_first.d.next = self.mpa_tap.tlast.val();
+            if self.mpa_tap.tlast.val() {
+                self.c_mpa_ulpdus_in.d.next = self.c_mpa_ulpdus_in.q.val() + 1;
+            }
+            if self.mpa_first.q.val() & (self.mpa_s_len.val() == 0) {
+                self.c_mpa_drop_zero_len.d.next = self.c_mpa_drop_zero_len.q.val() + 1;
+            }
+            if self.mpa_first.q.val() & (self.mpa_s_len.val() > self.r_mpa_mulpdu.q.val().get_bits::<16>(0)) {
+                self.c_mpa_drop_over_mulpdu.d.next = self.c_mpa_drop_over_mulpdu.q.val() + 1;
+            }
+        }
+        if self.resets.mctp.val() {
+            self.c_mctp_messages_in.d.next = 0.into();
+        } else if self.mctp_tap.tvalid.val() & self.mctp_tap.tready.val() & self.mctp_tap.tlast.val() {
+            self.c_mctp_messages_in.d.next = self.c_mctp_messages_in.q.val() + 1;
+        }
+        if self.resets.mctp_rx.val() {
+            self.c_mctp_rx_frames_in.d.next = 0.into();
+        } else if self.mctp_rx_tap.tvalid.val() & self.mctp_rx_tap.tready.val() & self.mctp_rx_tap.tlast.val() {
+            self.c_mctp_rx_frames_in.d.next = self.c_mctp_rx_frames_in.q.val() + 1;
+        }
+
+        if self.reset.val() {
+            self.r_control.d.next = self.v_control.val();
+            self.r_scratch.d.next = self.v_scratch.val();
+            self.r_mpa_config.d.next = self.v_mpa_config.val();
+            self.r_mpa_mulpdu.d.next = self.v_mpa_mulpdu.val();
+            self.r_mpa_offset.d.next = self.v_mpa_offset.val();
+            self.r_mctp_eids.d.next = self.v_mctp_eids.val();
+            self.r_mctp_flags.d.next = self.v_mctp_flags.val();
+            self.r_mctp_mtu.d.next = self.v_mctp_mtu.val();
+            self.r_mctp_smbus.d.next = self.v_mctp_smbus.val();
+            self.r_mctp_rx_config.d.next = self.v_mctp_rx_config.val();
+            self.r_mctp_rx_max_len.d.next = self.v_mctp_rx_max_len.val();
+            self.wr_ack.d.next = false;
+            self.rd_ack.d.next = false;
+            self.rd_data.d.next = 0.into();
+        }
     }
+}
+
+/// The blocks' resets.
+#[derive(LogicInterface, Default)]
+pub struct BlockResets {
+    pub mpa: Signal<Out, Bit>,
+    pub mctp: Signal<Out, Bit>,
+    pub mctp_rx: Signal<Out, Bit>,
+}
+
+/// The blocks' resets as flip-flops: the top's reset or the block's `CONTROL` bit, one clock
+/// later, high at power-up. A child of its own so that the register block's logic, which reads
+/// the blocks' `s_tready` (lowered by these resets) for its frame counters, does not also drive
+/// them: Verilator would see a combinational loop through one `always` block (UNOPTFLAT).
+#[derive(LogicBlock)]
+pub struct ResetRegs {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    /// `CONTROL[2:0]`.
+    pub control: Signal<In, Bits<3>>,
+    pub resets: BlockResets,
+    mpa: DFFWithInit<Bit>,
+    mctp: DFFWithInit<Bit>,
+    mctp_rx: DFFWithInit<Bit>,
+}
+
+impl Default for ResetRegs {
+    fn default() -> Self {
+        ResetRegs {
+            clock: Default::default(),
+            reset: Default::default(),
+            control: Default::default(),
+            resets: Default::default(),
+            mpa: DFFWithInit::new(true),
+            mctp: DFFWithInit::new(true),
+            mctp_rx: DFFWithInit::new(true),
+        }
+    }
+}
+
+impl Logic for ResetRegs {
+    #[hdl_gen]
+    fn update(&mut self) {
+        clock!(self, clock, mpa, mctp, mctp_rx);
+        self.mpa.d.next = self.reset.val() | self.control.val().get_bit(0);
+        self.mctp.d.next = self.reset.val() | self.control.val().get_bit(1);
+        self.mctp_rx.d.next = self.reset.val() | self.control.val().get_bit(2);
+        self.resets.mpa.next = self.mpa.q.val();
+        self.resets.mctp.next = self.mctp.q.val();
+        self.resets.mctp_rx.next = self.mctp_rx.q.val();
+    }
+}
+
+/// Byte strobes as a bit mask (for tests and drivers that model a strobed write).
+pub fn strobe_mask(strb: u8) -> u32 {
+    (0..4).filter(|b| strb >> b & 1 != 0).fold(0, |m, b| m | 0xFF << (8 * b))
 }

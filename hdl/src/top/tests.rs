@@ -1,296 +1,116 @@
-//! The register block's model against the register map, and the whole top in rust-hdl's
-//! simulator (short: register access, one ULPDU, one MCTP message, counters). The long random
-//! runs are the Verilator co-simulation (`offload-sim`'s `top_cosim`).
+//! The register block and the whole top in rust-hdl's simulator, through the same testbench
+//! (`TopBench`) and host driver (`OffloadRegs`) the Verilator co-simulation uses (short runs:
+//! register access, a few ULPDUs and messages, counters). The long random runs and the
+//! rust-hdl-vs-Verilator lockstep are `offload-sim`'s `top_cosim`.
 
-use super::regs::{strobe_mask, RegIn, RegModel};
-use super::OffloadTop;
+use super::regs::{strobe_mask, version};
+use crate::testbench::{ClockedModel, HdlModel, TopBench};
 use offload_driver::mctp::{transmit, TxConfig, TxRequest};
 use offload_driver::mpa::FramingConfig;
-use offload_driver::registers::{self as map, Access, MAP};
-use rust_hdl::prelude::*;
-use std::sync::{Arc, Mutex};
+use offload_driver::registers::{self as map, Access, OffloadRegs, RegisterBus, TopStreams, MAP};
 
-fn write(m: &mut RegModel, addr: u8, data: u32, strb: u8) {
-    let i = RegIn {
-        wr_en: true,
-        wr_addr: addr,
-        wr_data: data,
-        wr_strb: strb,
-        ..Default::default()
-    };
-    m.clock(&i);
-    assert!(m.wr_ack, "ack the cycle after the request");
-    // `en` still high in the ack cycle is not a second write.
-    m.clock(&RegIn {
-        wr_data: !data,
-        ..i
-    });
-    assert!(!m.wr_ack);
-}
+type Top4 = super::OffloadTop<32, 4, 64, 96, 32, 4>;
 
-fn read(m: &mut RegModel, addr: u8, i: &RegIn) -> u32 {
-    m.clock(&RegIn {
-        rd_en: true,
-        rd_addr: addr,
-        ..i.clone()
-    });
-    assert!(m.rd_ack);
-    let v = m.rd_data;
-    m.clock(&RegIn {
-        rd_en: true,
-        rd_addr: addr,
-        ..i.clone()
-    });
-    assert!(
-        !m.rd_ack && m.rd_data == 0,
-        "one ack per request, data 0 outside the ack"
-    );
-    v
+fn bench() -> TopBench<HdlModel<Top4>> {
+    TopBench::new(super::hdl_model::<32, 4, 64, 96, 32, 4>().unwrap()).unwrap()
 }
 
 #[test]
 fn reset_values_masks_strobes_and_read_only_registers() {
-    let mut m = RegModel::new(4, 8);
-    let idle = RegIn::default();
+    let mut b = bench();
     for r in MAP {
-        let v = read(&mut m, r.offset, &idle);
+        let v = b.read(r.offset).unwrap();
         match r.access {
             Access::Rw { reset, .. } => assert_eq!(v, reset, "{}", r.name),
             Access::Ro if r.name == "ID" => assert_eq!(v, map::ID_VALUE),
-            Access::Ro if r.name == "VERSION" => assert_eq!(v, 1 << 16 | 8 << 8 | 4),
+            Access::Ro if r.name == "VERSION" => assert_eq!(v, version(4, 4)),
             Access::Ro => assert_eq!(v, 0, "{} after reset", r.name),
         }
     }
-    write(&mut m, map::SCRATCH, 0x1234_5678, 0xF);
-    write(&mut m, map::SCRATCH, 0xAABB_CCDD, 0b0101);
-    assert_eq!(read(&mut m, map::SCRATCH, &idle), 0x12BB_56DD);
+    assert_eq!(version(4, 8), 1 << 16 | 8 << 8 | 4);
+    b.write(map::SCRATCH, 0x1234_5678).unwrap();
+    b.write_strobed(map::SCRATCH, 0xAABB_CCDD, 0b0101).unwrap();
+    assert_eq!(b.read(map::SCRATCH).unwrap(), 0x12BB_56DD);
     assert_eq!(strobe_mask(0b1010), 0xFF00_FF00);
     // Masks: MPA_OFFSET keeps a multiple of 4, MCTP_FLAGS only its fields.
-    write(&mut m, map::MPA_OFFSET, 0xFFFF_FFFF, 0xF);
-    assert_eq!(read(&mut m, map::MPA_OFFSET, &idle), 0xFFFC);
-    write(&mut m, map::MCTP_FLAGS, 0xFFFF_FFFF, 0xF);
-    assert_eq!(read(&mut m, map::MCTP_FLAGS, &idle), 0x33F);
+    b.write(map::MPA_OFFSET, 0xFFFF_FFFF).unwrap();
+    assert_eq!(b.read(map::MPA_OFFSET).unwrap(), 0xFFFC);
+    b.write(map::MCTP_FLAGS, 0xFFFF_FFFF).unwrap();
+    assert_eq!(b.read(map::MCTP_FLAGS).unwrap(), 0x33F);
+    // Byte address bits 1:0 are ignored.
+    assert_eq!(b.read(map::MCTP_FLAGS | 3).unwrap(), 0x33F);
     // Read-only and unmapped: writes ignored, unmapped reads 0.
-    write(&mut m, map::ID, 0, 0xF);
-    assert_eq!(read(&mut m, map::ID, &idle), map::ID_VALUE);
-    write(&mut m, 0xF0, 0xFFFF_FFFF, 0xF);
-    assert_eq!(read(&mut m, 0xF0, &idle), 0);
-    // Counter inputs are read live.
-    let busy = RegIn {
-        mctp_packets: 77,
-        mpa_fpdus: 5,
-        ..Default::default()
-    };
-    assert_eq!(read(&mut m, map::MCTP_PACKETS, &busy), 77);
-    assert_eq!(read(&mut m, map::MPA_FPDUS, &busy), 5);
+    b.write(map::ID, 0).unwrap();
+    assert_eq!(b.read(map::ID).unwrap(), map::ID_VALUE);
+    b.write(0xF0, 0xFFFF_FFFF).unwrap();
+    assert_eq!(b.read(0xF0).unwrap(), 0);
     // Reset restores everything.
-    m.clock(&RegIn {
-        reset: true,
-        ..Default::default()
-    });
-    assert_eq!(read(&mut m, map::SCRATCH, &idle), 0);
-    assert_eq!(read(&mut m, map::MPA_OFFSET, &idle), 0);
+    b.model().reset(2);
+    assert_eq!(b.read(map::SCRATCH).unwrap(), 0);
+    assert_eq!(b.read(map::MPA_OFFSET).unwrap(), 0);
+    assert_eq!(b.read(map::MCTP_FLAGS).unwrap(), 0);
 }
 
+/// One access per request: `en` still high in the ack cycle is not a second access, the
+/// read data is 0 outside the ack, and the wait outputs stay low.
 #[test]
-fn drop_reasons_follow_first_beats() {
-    let mut m = RegModel::new(4, 4);
-    write(&mut m, map::MPA_MULPDU, 100, 0xF);
-    let beat = |len: u16, last: bool| RegIn {
-        mpa_s_tvalid: true,
-        mpa_s_tready: true,
-        mpa_s_tlast: last,
-        mpa_s_len: len,
-        ..Default::default()
-    };
-    // A 200-octet ULPDU (over MULPDU) in three beats, a zero-length one, a good one.
-    for b in [
-        beat(200, false),
-        beat(200, false),
-        beat(200, true),
-        beat(0, true),
-        beat(50, false),
-        beat(50, true),
-    ] {
-        m.clock(&b);
-    }
-    // Not taken (tready low): not counted.
-    m.clock(&RegIn {
-        mpa_s_tready: false,
-        ..beat(0, true)
-    });
-    let idle = RegIn::default();
-    assert_eq!(read(&mut m, map::MPA_ULPDUS_IN, &idle), 3);
-    assert_eq!(read(&mut m, map::MPA_DROP_OVER_MULPDU, &idle), 1);
-    assert_eq!(read(&mut m, map::MPA_DROP_ZERO_LEN, &idle), 1);
-    // CONTROL.MPA_RESET clears them and holds the framer.
-    write(&mut m, map::CONTROL, map::CONTROL_MPA_RESET, 0xF);
-    assert!(m.outputs(&idle).mpa_reset && !m.outputs(&idle).mctp_reset);
-    m.clock(&idle);
-    write(&mut m, map::CONTROL, 0, 0xF);
-    assert_eq!(read(&mut m, map::MPA_ULPDUS_IN, &idle), 0);
+fn one_ack_per_request() {
+    let mut b = bench();
+    let m = b.model();
+    let p = |m: &HdlModel<Top4>, n: &str| m.port_id(n).unwrap();
+    let (en, addr, data, strb, ack) =
+        (p(m, "reg_wr_en"), p(m, "reg_wr_addr"), p(m, "reg_wr_data"), p(m, "reg_wr_strb"), p(m, "reg_wr_ack"));
+    let (rd_en, rd_addr, rd_data, rd_ack) = (p(m, "reg_rd_en"), p(m, "reg_rd_addr"), p(m, "reg_rd_data"), p(m, "reg_rd_ack"));
+    let waits = [p(m, "reg_wr_wait"), p(m, "reg_rd_wait")];
+    m.set(addr, map::SCRATCH as u64);
+    m.set(data, 0x1111);
+    m.set(strb, 0xF);
+    m.set(en, 1);
+    m.set(rd_addr, map::SCRATCH as u64);
+    m.set(rd_en, 1);
+    m.eval();
+    assert_eq!((m.get(ack), m.get(rd_ack), m.get(rd_data)), (0, 0, 0));
+    m.tick();
+    m.eval();
+    // Both acknowledged; the read saw the value before this edge's write.
+    assert_eq!((m.get(ack), m.get(rd_ack), m.get(rd_data)), (1, 1, 0));
+    m.set(data, 0x2222);
+    m.tick();
+    m.eval();
+    assert_eq!((m.get(ack), m.get(rd_ack), m.get(rd_data)), (0, 0, 0), "no second access from a held en");
+    assert!(waits.iter().all(|w| m.get(*w) == 0));
+    m.set(en, 0);
+    m.set(rd_en, 0);
+    m.eval();
+    assert_eq!(b.read(map::SCRATCH).unwrap(), 0x1111, "one write, with the first data");
 }
 
-/// What the testbench saw.
-#[derive(Default, Debug)]
-struct Seen {
-    reads: Vec<u32>,
-    mpa: Vec<u8>,
-    mctp: Vec<Vec<u8>>,
-    cur: Vec<u8>,
-}
-
-type Top4 = OffloadTop<32, 4, 64, 96, 32, 4>;
-
-/// The top in rust-hdl's simulator: configure over the bus, one ULPDU and one message through,
-/// counters read back; the streams compared with the software framer and packetizer.
+/// The framer, the packetizer and the register block's own counters, through the host driver.
 #[test]
 fn top_in_rust_hdl_simulator() {
-    let mut uut = Top4::default();
-    uut.connect_all();
-    let seen = Arc::new(Mutex::new(Seen::default()));
-    let s2 = seen.clone();
-    let ulpdu: Vec<u8> = (0..23u8).collect();
-    let msg: Vec<u8> = (0..70u8).map(|i| i.wrapping_mul(7) | 0x80).collect();
-    let (u2, m2) = (ulpdu.clone(), msg.clone());
-    let mut sim = Simulation::new();
-    sim.add_clock(5, |x: &mut Box<Top4>| x.clock.next = !x.clock.val());
-    sim.add_testbench(move |mut sim: Sim<Top4>| {
-        let mut x = sim.init()?;
-        x.reset.next = true;
-        x.mpa_m_tready.next = true;
-        x.mctp_m_tready.next = true;
-        wait_clock_cycles!(sim, clock, x, 2);
-        x.reset.next = false;
-        // Register writes: (offset, value).
-        let writes = [
-            (map::CONTROL, map::CONTROL_MPA_RESET),
-            (
-                map::MPA_CONFIG,
-                map::MPA_CONFIG_MARKERS | map::MPA_CONFIG_CRC,
-            ),
-            (map::MPA_MULPDU, 1000),
-            (map::MPA_OFFSET, 0x1F0),
-            (map::CONTROL, 0),
-            (map::MCTP_EIDS, 0x10 | 0x20 << 8),
-            (
-                map::MCTP_FLAGS,
-                3 | map::MCTP_FLAGS_TO | map::MCTP_FLAGS_MIC,
-            ),
-            (map::MCTP_MTU, 64),
-        ];
-        for (a, v) in writes {
-            x.reg_wr_addr.next = (a as u64).into();
-            x.reg_wr_data.next = (v as u64).into();
-            x.reg_wr_strb.next = 0xF.into();
-            x.reg_wr_en.next = true;
-            wait_clock_cycle!(sim, clock, x);
-            sim_assert!(sim, x.reg_wr_ack.val(), x);
-            x.reg_wr_en.next = false;
-            wait_clock_cycle!(sim, clock, x);
-        }
-        // One ULPDU and one message, concurrently, a beat per clock.
-        let ub: Vec<&[u8]> = u2.chunks(4).collect();
-        let mb: Vec<&[u8]> = m2.chunks(4).collect();
-        let (mut ui, mut mi) = (0, 0);
-        for _ in 0..400 {
-            if ui < ub.len() {
-                let c = ub[ui];
-                x.mpa_s_tdata.next = crate::bits::bytes_to_bits::<32>(c);
-                x.mpa_s_tkeep.next = (crate::bits::low_ones(c.len())).into();
-                x.mpa_s_tlast.next = ui + 1 == ub.len();
-                x.mpa_s_len.next = (u2.len() as u64).into();
-                x.mpa_s_tvalid.next = true;
-            } else {
-                x.mpa_s_tvalid.next = false;
-            }
-            if mi < mb.len() {
-                let c = mb[mi];
-                x.mctp_s_tdata.next = crate::bits::bytes_to_bits::<32>(c);
-                x.mctp_s_tkeep.next = (crate::bits::low_ones(c.len())).into();
-                x.mctp_s_tlast.next = mi + 1 == mb.len();
-                x.mctp_s_len.next = (m2.len() as u64).into();
-                x.mctp_s_tvalid.next = true;
-            } else {
-                x.mctp_s_tvalid.next = false;
-            }
-            // Settle the inputs with the clock low, sample the handshakes the coming edge
-            // takes (outputs always ready), then the edge.
-            x = sim.wait(1, x)?;
-            let mut s = s2.lock().unwrap();
-            if x.mpa_m_tvalid.val() {
-                let d = crate::bits::bits_to_u64(&x.mpa_m_tdata.val()).to_le_bytes();
-                let k = crate::bits::bits_to_u64(&x.mpa_m_tkeep.val());
-                s.mpa
-                    .extend((0..4).filter(|b| k >> b & 1 != 0).map(|b| d[b]));
-            }
-            if x.mctp_m_tvalid.val() {
-                let d = crate::bits::bits_to_u64(&x.mctp_m_tdata.val()).to_le_bytes();
-                let k = crate::bits::bits_to_u64(&x.mctp_m_tkeep.val());
-                s.cur
-                    .extend((0..4).filter(|b| k >> b & 1 != 0).map(|b| d[b]));
-                if x.mctp_m_tlast.val() {
-                    let p = std::mem::take(&mut s.cur);
-                    s.mctp.push(p);
-                }
-            }
-            drop(s);
-            if x.mpa_s_tvalid.val() && x.mpa_s_tready.val() {
-                ui += 1;
-            }
-            if x.mctp_s_tvalid.val() && x.mctp_s_tready.val() {
-                mi += 1;
-            }
-            wait_clock_cycle!(sim, clock, x);
-        }
-        for a in [
-            map::MPA_ULPDUS_IN,
-            map::MPA_FPDUS,
-            map::MCTP_MESSAGES_IN,
-            map::MCTP_PACKETS,
-            map::MCTP_MESSAGES,
-            map::SCRATCH,
-        ] {
-            x.reg_rd_addr.next = (a as u64).into();
-            x.reg_rd_en.next = true;
-            wait_clock_cycle!(sim, clock, x);
-            sim_assert!(sim, x.reg_rd_ack.val(), x);
-            s2.lock()
-                .unwrap()
-                .reads
-                .push(crate::bits::bits_to_u64(&x.reg_rd_data.val()) as u32);
-            x.reg_rd_en.next = false;
-            wait_clock_cycle!(sim, clock, x);
-        }
-        sim.done(x)
-    });
-    sim.run(Box::new(uut), 20_000).unwrap();
-    let s = seen.lock().unwrap();
-    let want = offload_hdl_expected_fpdu(&ulpdu);
-    assert_eq!(
-        s.mpa, want,
-        "FPDU through the top = software framer at offset 0x1F0"
-    );
+    let mut regs = OffloadRegs::open(bench()).unwrap();
+    let cfg = FramingConfig { markers: true, crc: true, mulpdu: 100 };
+    regs.configure_mpa(&cfg, 0x1F0).unwrap();
     let mut config = TxConfig::new(0x10, 0x20, 3, true);
     config.mtu = 64;
-    let packets = transmit(
-        &TxRequest {
-            config,
-            append_mic: true,
-            smbus: None,
-        },
-        &msg,
-    )
-    .unwrap();
-    assert_eq!(s.mctp, packets);
-    assert_eq!(s.reads, vec![1, 1, 1, packets.len() as u32, 1, 0]);
-}
-
-fn offload_hdl_expected_fpdu(ulpdu: &[u8]) -> Vec<u8> {
-    let cfg = FramingConfig {
-        markers: true,
-        crc: true,
-        mulpdu: 1000,
-    };
-    crate::mpa_tx::expected_fpdus(cfg, 0x1F0, &[ulpdu.to_vec()]).concat()
+    let request = TxRequest { config, append_mic: true, smbus: None };
+    regs.configure_mctp(&request).unwrap();
+    // A good ULPDU, one over MULPDU and one of 0 octets (both dropped), another good one.
+    let ulpdus: Vec<Vec<u8>> = vec![(0..23u8).collect(), vec![7; 200], Vec::new(), (0..50u8).collect()];
+    let msg: Vec<u8> = (0..70u8).map(|i| i.wrapping_mul(7) | 0x80).collect();
+    let (fpdus, packets) = regs.bus().stream(&ulpdus, &[msg.clone()]).unwrap();
+    assert_eq!(fpdus, crate::mpa_tx::expected_fpdus(cfg, 0x1F0, &ulpdus), "FPDUs = the software framer's");
+    assert_eq!(packets, transmit(&request, &msg).unwrap(), "packets = mctp::transmit");
+    let c = regs.counters().unwrap();
+    assert_eq!(
+        (c.mpa_ulpdus_in, c.mpa_fpdus, c.mpa_drop_over_mulpdu, c.mpa_drop_zero_len, c.mpa_dropped),
+        (4, 2, 1, 1, 2)
+    );
+    assert_eq!((c.mctp_messages_in, c.mctp_packets, c.mctp_messages), (1, packets.len() as u32, 1));
+    // CONTROL.MPA_RESET clears the framer's counters and this block's MPA counters only.
+    regs.write(map::CONTROL, map::CONTROL_MPA_RESET).unwrap();
+    regs.write(map::CONTROL, 0).unwrap();
+    let c = regs.counters().unwrap();
+    assert_eq!((c.mpa_ulpdus_in, c.mpa_fpdus, c.mpa_dropped), (0, 0, 0));
+    assert_eq!(c.mctp_messages_in, 1);
 }

@@ -148,20 +148,28 @@ pub struct RxProblem {
 /// (`timed_out` aside: the block has no timer), then SMBus PEC and binding errors, MIC errors
 /// and frames over the block's buffer. One list for the block's ports, its co-simulation and
 /// the register map.
-pub const RX_COUNTERS: [&str; 12] = [
-    "messages",
-    "malformed",
-    "no_context",
-    "bad_sequence",
-    "bad_unit_size",
-    "restarted",
-    "too_long",
-    "contexts_full",
-    "bad_pec",
-    "bad_smbus",
-    "mic_errors",
-    "oversize",
-];
+///
+/// The list is [`mctp_rx_counter_list!`](crate::mctp_rx_counter_list), which hands the names
+/// as identifiers to a macro of the caller's: offload-hdl builds the block's counter bundle
+/// from it.
+pub const RX_COUNTERS: [&str; 12] = {
+    macro_rules! names {
+        ($($n:ident),*) => { [$(stringify!($n)),*] };
+    }
+    crate::mctp_rx_counter_list!(names)
+};
+
+/// Calls `$m! { messages, malformed, … }` with the MCTP RX counters, in [`RX_COUNTERS`] order:
+/// the one list, for code that needs them as identifiers (a bundle's fields).
+#[macro_export]
+macro_rules! mctp_rx_counter_list {
+    ($m:ident) => {
+        $m! {
+            messages, malformed, no_context, bad_sequence, bad_unit_size, restarted, too_long,
+            contexts_full, bad_pec, bad_smbus, mic_errors, oversize
+        }
+    };
+}
 
 /// What [`receive`] made of the frames.
 #[derive(Debug, Clone, PartialEq, Eq)]

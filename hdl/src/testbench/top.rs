@@ -1,0 +1,237 @@
+//! `OffloadTop` under any [`ClockedModel`] as a transport for the host driver: [`TopBench`]
+//! drives the register bus cycle by cycle (`RegisterBus`) and the stream ports through the
+//! generic driver (`TopStreams`), so `offload_driver::registers::OffloadRegs` and `TopOffload`
+//! run against rust-hdl's simulation of the top, its Verilated Verilog, or both in
+//! [`super::Lockstep`], exactly as they would against a board.
+
+use super::axis::{run_streams, AxisPorts, StreamRun, Traffic};
+use super::model::{BenchError, ClockedModel, PortId};
+use crate::ports::Dir;
+use offload_driver::mctp::Message;
+use offload_driver::registers::{RegisterBus, RegisterError, TopStreams};
+
+/// A bus access that is not acknowledged within this many clocks is an error.
+const BUS_TIMEOUT: u64 = 16;
+
+struct BusPorts {
+    wr_addr: PortId,
+    wr_data: PortId,
+    wr_strb: PortId,
+    wr_en: PortId,
+    wr_ack: PortId,
+    rd_addr: PortId,
+    rd_en: PortId,
+    rd_data: PortId,
+    rd_ack: PortId,
+}
+
+/// One `OffloadTop` (`top_w4`, `top_w8`) behind the host driver's traits, reset on creation.
+pub struct TopBench<M: ClockedModel> {
+    m: M,
+    bus: BusPorts,
+    mpa_in: AxisPorts,
+    mpa_out: AxisPorts,
+    mctp_in: AxisPorts,
+    mctp_out: AxisPorts,
+    rx_in: AxisPorts,
+    rx_out: AxisPorts,
+    /// The header-field side channels of `mctp_rx_m`: src, dst, tag, to.
+    rx_side: [PortId; 4],
+    /// Idle cycles and back-pressure of the next [`TopStreams::stream`] calls.
+    pub traffic: Traffic,
+    /// Bus accesses so far (reads, writes).
+    pub accesses: (u64, u64),
+    /// What the last `stream` saw (throughput, stalls).
+    pub last_run: Option<StreamRun>,
+}
+
+impl<M: ClockedModel> TopBench<M> {
+    /// Wraps a fresh model of the top (e.g. a Verilated one with a VCD open) and resets it for
+    /// two clocks.
+    pub fn new(mut m: M) -> Result<TopBench<M>, BenchError> {
+        let p = |m: &M, n: &str, d: Dir, w: usize| m.expect_port(n, d, Some(w));
+        let bus = BusPorts {
+            wr_addr: p(&m, "reg_wr_addr", Dir::In, 8)?,
+            wr_data: p(&m, "reg_wr_data", Dir::In, 32)?,
+            wr_strb: p(&m, "reg_wr_strb", Dir::In, 4)?,
+            wr_en: p(&m, "reg_wr_en", Dir::In, 1)?,
+            wr_ack: p(&m, "reg_wr_ack", Dir::Out, 1)?,
+            rd_addr: p(&m, "reg_rd_addr", Dir::In, 8)?,
+            rd_en: p(&m, "reg_rd_en", Dir::In, 1)?,
+            rd_data: p(&m, "reg_rd_data", Dir::Out, 32)?,
+            rd_ack: p(&m, "reg_rd_ack", Dir::Out, 1)?,
+        };
+        let mpa_in = AxisPorts::bind(&m, "mpa_s_", true)?;
+        let mpa_out = AxisPorts::bind(&m, "mpa_m_", false)?;
+        let mctp_in = AxisPorts::bind(&m, "mctp_s_", true)?;
+        let mctp_out = AxisPorts::bind(&m, "mctp_m_", false)?;
+        let rx_in = AxisPorts::bind(&m, "mctp_rx_s_", true)?;
+        let rx_out = AxisPorts::bind(&m, "mctp_rx_m_", false)?;
+        let rx_side = [
+            p(&m, "mctp_rx_m_src_eid", Dir::Out, 8)?,
+            p(&m, "mctp_rx_m_dst_eid", Dir::Out, 8)?,
+            p(&m, "mctp_rx_m_tag", Dir::Out, 3)?,
+            p(&m, "mctp_rx_m_to", Dir::Out, 1)?,
+        ];
+        if mpa_in.len.is_none() || mctp_in.len.is_none() {
+            return Err(BenchError::Port(
+                "the top's stream inputs need their _len side channels".into(),
+            ));
+        }
+        for o in [&mpa_out, &mctp_out, &rx_out] {
+            if let Some(r) = o.tready {
+                m.set(r, 1);
+            }
+        }
+        m.reset(2);
+        Ok(TopBench {
+            m,
+            bus,
+            mpa_in,
+            mpa_out,
+            mctp_in,
+            mctp_out,
+            rx_in,
+            rx_out,
+            rx_side,
+            traffic: Traffic::full_rate(),
+            accesses: (0, 0),
+            last_run: None,
+        })
+    }
+
+    pub fn model(&mut self) -> &mut M {
+        &mut self.m
+    }
+
+    /// Clocks until `ack` is high after an edge; the request is dropped then.
+    fn wait_ack(
+        &mut self,
+        en: PortId,
+        ack: PortId,
+        what: &str,
+        offset: u8,
+    ) -> Result<(), RegisterError> {
+        for _ in 0..BUS_TIMEOUT {
+            self.m.eval();
+            self.m.tick();
+            self.m.eval();
+            if self.m.get(ack) != 0 {
+                self.m.set(en, 0);
+                self.m.eval();
+                return Ok(());
+            }
+        }
+        self.m.set(en, 0);
+        Err(RegisterError::Bus(format!(
+            "{what} of 0x{offset:02X} not acknowledged within {BUS_TIMEOUT} clocks"
+        )))
+    }
+
+    /// A write with explicit byte strobes.
+    pub fn write_strobed(&mut self, offset: u8, value: u32, strb: u8) -> Result<(), RegisterError> {
+        let b = &self.bus;
+        let (addr, data, st, en, ack) = (b.wr_addr, b.wr_data, b.wr_strb, b.wr_en, b.wr_ack);
+        self.m.set(addr, offset as u64);
+        self.m.set(data, value as u64);
+        self.m.set(st, strb as u64);
+        self.m.set(en, 1);
+        self.accesses.1 += 1;
+        self.wait_ack(en, ack, "write", offset)
+    }
+}
+
+impl<M: ClockedModel> RegisterBus for TopBench<M> {
+    fn read(&mut self, offset: u8) -> Result<u32, RegisterError> {
+        let (addr, en, ack, data) = (
+            self.bus.rd_addr,
+            self.bus.rd_en,
+            self.bus.rd_ack,
+            self.bus.rd_data,
+        );
+        self.m.set(addr, offset as u64);
+        self.m.set(en, 1);
+        self.accesses.0 += 1;
+        self.wait_ack(en, ack, "read", offset)?;
+        // rd_data is valid with ack, which is still high (the next edge clears both).
+        Ok(self.m.get(data) as u32)
+    }
+
+    fn write(&mut self, offset: u8, value: u32) -> Result<(), RegisterError> {
+        self.write_strobed(offset, value, 0xF)
+    }
+}
+
+impl<M: ClockedModel> TopStreams for TopBench<M> {
+    fn stream(
+        &mut self,
+        ulpdus: &[Vec<u8>],
+        messages: &[Vec<u8>],
+    ) -> Result<offload_driver::registers::StreamOutput, RegisterError> {
+        let run = run_streams(
+            &mut self.m,
+            &[(&self.mpa_in, ulpdus), (&self.mctp_in, messages)],
+            &[&self.mpa_out, &self.mctp_out],
+            &self.traffic,
+            &mut |_, _| Ok(()),
+        );
+        // Inputs idle (also after a failed run, which leaves a beat offered) and outputs ready
+        // for the bus accesses that follow.
+        for i in [&self.mpa_in, &self.mctp_in] {
+            self.m.set(i.tvalid, 0);
+        }
+        for o in [&self.mpa_out, &self.mctp_out] {
+            if let Some(r) = o.tready {
+                self.m.set(r, 1);
+            }
+        }
+        self.m.eval();
+        let run = run.map_err(|e| RegisterError::Bus(e.to_string()))?;
+        let out = (run.outputs[0].clone(), run.outputs[1].clone());
+        self.last_run = Some(run);
+        Ok(out)
+    }
+
+    fn stream_rx(&mut self, frames: &[Vec<u8>]) -> Result<Vec<Message>, RegisterError> {
+        let (out, side) = (self.rx_out.clone(), self.rx_side);
+        let mut fields = Vec::new();
+        let run = run_streams(
+            &mut self.m,
+            &[(&self.rx_in, frames)],
+            &[&self.rx_out],
+            &self.traffic,
+            &mut |m, _| {
+                // The header fields ride with every beat; take them with each message's last one.
+                let taken = m.get(out.tvalid) != 0 && out.tready.map_or(true, |r| m.get(r) != 0);
+                if taken && out.tlast.is_some_and(|l| m.get(l) != 0) {
+                    fields.push(side.map(|p| m.get(p) as u8));
+                }
+                Ok(())
+            },
+        );
+        self.m.set(self.rx_in.tvalid, 0);
+        if let Some(r) = self.rx_out.tready {
+            self.m.set(r, 1);
+        }
+        self.m.eval();
+        let run = run.map_err(|e| RegisterError::Bus(e.to_string()))?;
+        let msgs = run.outputs[0]
+            .iter()
+            .zip(&fields)
+            .map(|(bytes, f)| Message {
+                src: f[0],
+                dst: f[1],
+                tag: f[2],
+                tag_owner: f[3] != 0,
+                bytes: bytes.clone(),
+            })
+            .collect();
+        self.last_run = Some(run);
+        Ok(msgs)
+    }
+
+    fn cycles(&self) -> Option<u64> {
+        Some(self.m.cycle())
+    }
+}
+
