@@ -30,21 +30,284 @@
 //! Pipe-out timing: `ep_datain` is registered on `ep_read` (valid the clock after it), as the
 //! USB 2.0 `okPipeOut` expects.
 //!
-//! `OkBridge` has no Rust cycle model: rust-hdl's simulator must not run it (its `update`
-//! panics); it is verified in Verilator through `BoardCore`.
+//! Written once, in `#[hdl_gen]`: the register bridge here, each input channel an
+//! [`InChannel`] (a [`WordFifo`] of pipe words and the unpacker) and each output channel an
+//! [`OutChannel`] (a [`WordFifo`] of beats and the word-triple reader), so `BoardCore`
+//! simulates in rust-hdl as well as in Verilator.
 
+use super::fifo::WordFifo;
 use crate::axis::{AxisSink, AxisSource};
 use crate::top::reg_bus::RegMaster;
 use crate::top::OffloadTop;
 use rust_hdl::prelude::*;
-use std::fmt::Write;
 
 /// FIFO depths and endpoint addresses: the host transport's (`offload_driver::ok`), defined
 /// once there.
 pub use offload_driver::ok::{ep, IN_FIFO_WORDS, OUT_FIFO_BEATS};
 
-/// The endpoint-to-`OffloadTop` bridge (Verilog from [`body`]).
-#[derive(LogicBlock, Default)]
+/// The layouts the logic below writes as literals, checked against the host's definitions at
+/// elaboration.
+fn check_layouts() {
+    use offload_driver::ok::{BEAT_OCTETS, FLAG_LAST, FLAG_VALID};
+    assert_eq!((FLAG_VALID, FLAG_LAST, BEAT_OCTETS), (1 << 15, 1 << 4, 4), "output flags layout changed");
+    assert_eq!(
+        (ep::STATUS_MPA_OVERFLOW, ep::STATUS_MCTP_OVERFLOW, ep::STATUS_MPA_IDLE, ep::STATUS_MCTP_IDLE),
+        (1 << 8, 1 << 9, 1 << 10, 1 << 11),
+        "status layout changed"
+    );
+    assert_eq!((ep::TI_WRITE_BIT, ep::TI_READ_BIT), (0, 1), "trigger bits changed");
+    assert_eq!((IN_FIFO_WORDS, OUT_FIFO_BEATS), (1 << 10, 1 << 9), "FIFO depths changed");
+}
+
+/// The input unpacker's state.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum Unpack {
+    /// Next word: `len[15:0]`.
+    H0,
+    /// Next word: `len[16]` (bit 0).
+    H1,
+    /// Next word: a beat's octets 0–1.
+    Lo,
+    /// Next word: its octets 2–3.
+    Hi,
+    /// The beat is offered on `s` until taken.
+    Beat,
+}
+
+/// One input channel: a FIFO of 16-bit pipe words, then the unpacker into 4-octet beats with
+/// the frame length (`LEN` bits of it) beside the first.
+#[derive(LogicBlock)]
+pub struct InChannel<const LEN: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub in_write: Signal<In, Bit>,
+    pub in_data: Signal<In, Bits<16>>,
+    pub s: AxisSource<32, 4>,
+    pub s_len: Signal<Out, Bits<LEN>>,
+    /// Free words in the FIFO.
+    pub free: Signal<Out, Bits<16>>,
+    /// FIFO empty and no frame in progress.
+    pub idle: Signal<Out, Bit>,
+    /// A word arrived while the FIFO was full (sticky until reset).
+    pub overflow: Signal<Out, Bit>,
+    fifo: WordFifo<Bits<16>, 10, 11>,
+    state: DFF<Unpack>,
+    len: DFF<Bits<17>>,
+    left: DFF<Bits<17>>,
+    lo: DFF<Bits<16>>,
+    data: DFF<Bits<32>>,
+    keep: DFF<Bits<4>>,
+    last: DFF<Bit>,
+    ovf: DFF<Bit>,
+    pop: Signal<Local, Bit>,
+    /// `len[16]` where `LEN` is 16 (named so that lint knows it is left unused).
+    unused_len: Signal<Local, Bits<17>>,
+    depth: Constant<Bits<16>>,
+}
+
+impl<const LEN: usize> Default for InChannel<LEN> {
+    fn default() -> Self {
+        InChannel {
+            clock: Default::default(),
+            reset: Default::default(),
+            in_write: Default::default(),
+            in_data: Default::default(),
+            s: Default::default(),
+            s_len: Default::default(),
+            free: Default::default(),
+            idle: Default::default(),
+            overflow: Default::default(),
+            fifo: Default::default(),
+            state: Default::default(),
+            len: Default::default(),
+            left: Default::default(),
+            lo: Default::default(),
+            data: Default::default(),
+            keep: Default::default(),
+            last: Default::default(),
+            ovf: Default::default(),
+            pop: Default::default(),
+            unused_len: Default::default(),
+            depth: Constant::new((IN_FIFO_WORDS as u64).into()),
+        }
+    }
+}
+
+impl<const LEN: usize> Logic for InChannel<LEN> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, state, len, left, lo, data, keep, last, ovf);
+        clock!(self, clock, fifo);
+        self.fifo.reset.next = self.reset.val();
+        self.fifo.write.next = self.in_write.val();
+        self.fifo.data_in.next = self.in_data.val();
+        self.pop.next = !self.fifo.empty.val() & (self.state.q.val() != Unpack::Beat);
+        self.fifo.read.next = self.pop.val();
+        if self.in_write.val() & self.fifo.full.val() {
+            self.ovf.d.next = true;
+        }
+        match self.state.q.val() {
+            Unpack::H0 => {
+                if self.pop.val() {
+                    self.len.d.next = bit_cast::<17, 16>(self.fifo.data_out.val());
+                    self.state.d.next = Unpack::H1;
+                }
+            }
+            Unpack::H1 => {
+                if self.pop.val() {
+                    self.len.d.next = self.len.q.val() | (bit_cast::<17, 1>(self.fifo.data_out.val().get_bits::<1>(0)) << 16);
+                    self.left.d.next = self.len.q.val() | (bit_cast::<17, 1>(self.fifo.data_out.val().get_bits::<1>(0)) << 16);
+                    self.state.d.next = Unpack::Lo;
+                }
+            }
+            Unpack::Lo => {
+                if self.pop.val() {
+                    self.lo.d.next = self.fifo.data_out.val();
+                    self.state.d.next = Unpack::Hi;
+                }
+            }
+            Unpack::Hi => {
+                if self.pop.val() {
+                    self.data.d.next = (bit_cast::<32, 16>(self.fifo.data_out.val()) << 16) | bit_cast::<32, 16>(self.lo.q.val());
+                    self.keep.d.next = 0.into();
+                    if self.left.q.val() >= 4 {
+                        self.keep.d.next = 15.into();
+                    } else if self.left.q.val() == 3 {
+                        self.keep.d.next = 7.into();
+                    } else if self.left.q.val() == 2 {
+                        self.keep.d.next = 3.into();
+                    } else if self.left.q.val() == 1 {
+                        self.keep.d.next = 1.into();
+                    }
+                    self.last.d.next = self.left.q.val() <= 4;
+                    self.state.d.next = Unpack::Beat;
+                }
+            }
+            Unpack::Beat => {
+                if self.s.tready.val() {
+                    self.left.d.next = 0.into();
+                    if self.left.q.val() >= 4 {
+                        self.left.d.next = self.left.q.val() - 4;
+                    }
+                    self.state.d.next = Unpack::Lo;
+                    if self.last.q.val() {
+                        self.state.d.next = Unpack::H0;
+                    }
+                }
+            }
+            _ => {
+                self.state.d.next = Unpack::H0;
+            }
+        }
+        if self.reset.val() {
+            self.ovf.d.next = false;
+            self.state.d.next = Unpack::H0;
+        }
+        self.s.tdata.next = self.data.q.val();
+        self.s.tkeep.next = self.keep.q.val();
+        self.s.tlast.next = self.last.q.val();
+        self.s.tvalid.next = !self.reset.val() & (self.state.q.val() == Unpack::Beat);
+        self.s_len.next = self.len.q.val().get_bits::<LEN>(0);
+        self.unused_len.next = self.len.q.val();
+        self.free.next = self.depth.val() - bit_cast::<16, 11>(self.fifo.count.val());
+        self.idle.next = self.fifo.empty.val() & (self.state.q.val() == Unpack::H0);
+        self.overflow.next = self.ovf.q.val();
+    }
+}
+
+/// One output channel: beats `{last, keep, data}` into a FIFO, read by the host as word
+/// triples `data[15:0]`, `data[31:16]`, `{valid, 10'b0, last, keep}` (all zero when empty).
+#[derive(LogicBlock)]
+pub struct OutChannel {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub m: AxisSink<32, 4>,
+    pub out_read: Signal<In, Bit>,
+    /// Registered on `out_read` (valid the clock after it), as the USB 2.0 `okPipeOut` expects.
+    pub out_data: Signal<Out, Bits<16>>,
+    /// Beats waiting.
+    pub count: Signal<Out, Bits<16>>,
+    fifo: WordFifo<Bits<37>, 9, 10>,
+    word: DFF<Bits<2>>,
+    cur: DFF<Bit>,
+    data: DFF<Bits<16>>,
+    almost_full: Constant<Bits<10>>,
+}
+
+impl Default for OutChannel {
+    fn default() -> Self {
+        OutChannel {
+            clock: Default::default(),
+            reset: Default::default(),
+            m: Default::default(),
+            out_read: Default::default(),
+            out_data: Default::default(),
+            count: Default::default(),
+            fifo: Default::default(),
+            word: Default::default(),
+            cur: Default::default(),
+            data: Default::default(),
+            almost_full: Constant::new(((OUT_FIFO_BEATS - 1) as u64).into()),
+        }
+    }
+}
+
+impl Logic for OutChannel {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, word, cur, data);
+        clock!(self, clock, fifo);
+        self.fifo.reset.next = self.reset.val();
+        // Ready while two beats are free (the count compares against a constant; `full` is
+        // then never reached, and is kept in the expression for clarity of intent).
+        self.m.tready.next = !self.reset.val() & (self.fifo.count.val() < self.almost_full.val()) & !self.fifo.full.val();
+        self.fifo.write.next = self.m.tvalid.val() & self.m.tready.val();
+        self.fifo.data_in.next = (bit_cast::<37, 1>(self.m.tlast.val().into()) << 36)
+            | (bit_cast::<37, 4>(self.m.tkeep.val()) << 32)
+            | bit_cast::<37, 32>(self.m.tdata.val());
+        self.fifo.read.next = self.out_read.val() & (self.word.q.val() == 2) & self.cur.q.val();
+        if self.out_read.val() {
+            if self.word.q.val() == 0 {
+                self.cur.d.next = !self.fifo.empty.val();
+                self.data.d.next = 0.into();
+                if !self.fifo.empty.val() {
+                    self.data.d.next = self.fifo.data_out.val().get_bits::<16>(0);
+                }
+                self.word.d.next = 1.into();
+            } else if self.word.q.val() == 1 {
+                self.data.d.next = 0.into();
+                if self.cur.q.val() {
+                    self.data.d.next = self.fifo.data_out.val().get_bits::<16>(16);
+                }
+                self.word.d.next = 2.into();
+            } else {
+                self.data.d.next = 0.into();
+                if self.cur.q.val() {
+                    self.data.d.next = bit_cast::<16, 5>(self.fifo.data_out.val().get_bits::<5>(32)) | 32768;
+                }
+                self.word.d.next = 0.into();
+            }
+        }
+        if self.reset.val() {
+            self.word.d.next = 0.into();
+            self.cur.d.next = false;
+            self.data.d.next = 0.into();
+        }
+        self.out_data.next = self.data.q.val();
+        self.count.next = bit_cast::<16, 10>(self.fifo.count.val());
+    }
+}
+
+/// The register bridge's state.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum Bridge {
+    Idle,
+    Write,
+    Read,
+}
+
+/// The endpoint-to-`OffloadTop` bridge.
+#[derive(LogicBlock)]
 pub struct OkBridge {
     pub clock: Signal<In, Clock>,
     pub wi_addr: Signal<In, Bits<16>>,
@@ -77,237 +340,198 @@ pub struct OkBridge {
     pub mctp_s: AxisSource<32, 4>,
     pub mctp_s_len: Signal<Out, Bits<17>>,
     pub mctp_m: AxisSink<32, 4>,
+    mpa_in: InChannel<16>,
+    mctp_in: InChannel<17>,
+    mpa_out: OutChannel,
+    mctp_out: OutChannel,
+    state: DFF<Bridge>,
+    count: DFF<Bits<8>>,
+    rdata: DFF<Bits<32>>,
+    heartbeat: DFF<Bits<26>>,
+    wr_en: DFF<Bit>,
+    rd_en: DFF<Bit>,
+    wr_addr: DFF<Bits<8>>,
+    wr_data: DFF<Bits<32>>,
+    rd_addr: DFF<Bits<8>>,
+    rst: Signal<Local, Bit>,
+    /// Endpoint bits the bridge does not use, and the always-0 wait inputs (named so that lint
+    /// knows).
+    unused_inputs: Signal<Local, Bits<16>>,
+}
+
+impl Default for OkBridge {
+    fn default() -> Self {
+        check_layouts();
+        OkBridge {
+            clock: Default::default(),
+            wi_addr: Default::default(),
+            wi_data_lo: Default::default(),
+            wi_data_hi: Default::default(),
+            wi_control: Default::default(),
+            ti_bus: Default::default(),
+            mpa_in_write: Default::default(),
+            mpa_in_data: Default::default(),
+            mctp_in_write: Default::default(),
+            mctp_in_data: Default::default(),
+            mpa_out_read: Default::default(),
+            mctp_out_read: Default::default(),
+            wo_data_lo: Default::default(),
+            wo_data_hi: Default::default(),
+            wo_status: Default::default(),
+            wo_mpa_in_free: Default::default(),
+            wo_mctp_in_free: Default::default(),
+            wo_mpa_out_count: Default::default(),
+            wo_mctp_out_count: Default::default(),
+            mpa_out_data: Default::default(),
+            mctp_out_data: Default::default(),
+            leds: Default::default(),
+            top_reset: Default::default(),
+            reg_bus: Default::default(),
+            mpa_s: Default::default(),
+            mpa_s_len: Default::default(),
+            mpa_m: Default::default(),
+            mctp_s: Default::default(),
+            mctp_s_len: Default::default(),
+            mctp_m: Default::default(),
+            mpa_in: Default::default(),
+            mctp_in: Default::default(),
+            mpa_out: Default::default(),
+            mctp_out: Default::default(),
+            state: Default::default(),
+            count: Default::default(),
+            rdata: Default::default(),
+            heartbeat: Default::default(),
+            wr_en: Default::default(),
+            rd_en: Default::default(),
+            wr_addr: Default::default(),
+            wr_data: Default::default(),
+            rd_addr: Default::default(),
+            rst: Default::default(),
+            unused_inputs: Default::default(),
+        }
+    }
 }
 
 impl Logic for OkBridge {
+    #[hdl_gen]
     fn update(&mut self) {
-        panic!("OkBridge has no rust-hdl model: simulate BoardCore in Verilator (offload-sim)");
-    }
-
-    fn connect(&mut self) {
-        for s in [
-            &mut self.wo_data_lo,
-            &mut self.wo_data_hi,
-            &mut self.wo_status,
-            &mut self.wo_mpa_in_free,
-            &mut self.wo_mctp_in_free,
-            &mut self.wo_mpa_out_count,
-            &mut self.wo_mctp_out_count,
-            &mut self.mpa_out_data,
-            &mut self.mctp_out_data,
-        ] {
-            s.connect();
+        dff_setup!(self, clock, state, count, rdata, heartbeat, wr_en, rd_en, wr_addr, wr_data, rd_addr);
+        clock!(self, clock, mpa_in, mctp_in, mpa_out, mctp_out);
+        self.rst.next = self.wi_control.val().get_bit(0);
+        self.unused_inputs.next = (self.wi_control.val() & 65534)
+            | (self.wi_addr.val() & 65280)
+            | (self.ti_bus.val() & 65532);
+        if self.reg_bus.wr_wait.val() | self.reg_bus.rd_wait.val() {
+            self.unused_inputs.next = self.unused_inputs.val() | 1;
         }
-        self.leds.connect();
-        self.top_reset.connect();
-        self.reg_bus.wr_addr.connect();
-        self.reg_bus.wr_data.connect();
-        self.reg_bus.wr_strb.connect();
-        self.reg_bus.wr_en.connect();
-        self.reg_bus.rd_addr.connect();
-        self.reg_bus.rd_en.connect();
-        self.mpa_s.tdata.connect();
-        self.mpa_s.tkeep.connect();
-        self.mpa_s.tvalid.connect();
-        self.mpa_s.tlast.connect();
-        self.mpa_s_len.connect();
-        self.mpa_m.tready.connect();
-        self.mctp_s.tdata.connect();
-        self.mctp_s.tkeep.connect();
-        self.mctp_s.tvalid.connect();
-        self.mctp_s.tlast.connect();
-        self.mctp_s_len.connect();
-        self.mctp_m.tready.connect();
+        self.heartbeat.d.next = self.heartbeat.q.val() + 1;
+
+        // Register bridge: a trigger starts one access, held until its ack.
+        match self.state.q.val() {
+            Bridge::Idle => {
+                if self.ti_bus.val().get_bit(0) {
+                    self.wr_addr.d.next = self.wi_addr.val().get_bits::<8>(0);
+                    self.wr_data.d.next = (bit_cast::<32, 16>(self.wi_data_hi.val()) << 16) | bit_cast::<32, 16>(self.wi_data_lo.val());
+                    self.wr_en.d.next = true;
+                    self.state.d.next = Bridge::Write;
+                } else if self.ti_bus.val().get_bit(1) {
+                    self.rd_addr.d.next = self.wi_addr.val().get_bits::<8>(0);
+                    self.rd_en.d.next = true;
+                    self.state.d.next = Bridge::Read;
+                }
+            }
+            Bridge::Write => {
+                if self.reg_bus.wr_ack.val() {
+                    self.wr_en.d.next = false;
+                    self.count.d.next = self.count.q.val() + 1;
+                    self.state.d.next = Bridge::Idle;
+                }
+            }
+            Bridge::Read => {
+                if self.reg_bus.rd_ack.val() {
+                    self.rd_en.d.next = false;
+                    self.rdata.d.next = self.reg_bus.rd_data.val();
+                    self.count.d.next = self.count.q.val() + 1;
+                    self.state.d.next = Bridge::Idle;
+                }
+            }
+            _ => {
+                self.state.d.next = Bridge::Idle;
+            }
+        }
+        if self.rst.val() {
+            self.state.d.next = Bridge::Idle;
+            self.count.d.next = 0.into();
+            self.rdata.d.next = 0.into();
+            self.wr_en.d.next = false;
+            self.rd_en.d.next = false;
+        }
+        self.top_reset.next = self.rst.val();
+        self.reg_bus.wr_addr.next = self.wr_addr.q.val();
+        self.reg_bus.wr_data.next = self.wr_data.q.val();
+        self.reg_bus.wr_strb.next = 15.into();
+        self.reg_bus.wr_en.next = self.wr_en.q.val();
+        self.reg_bus.rd_addr.next = self.rd_addr.q.val();
+        self.reg_bus.rd_en.next = self.rd_en.q.val();
+
+        // Streams through the channels.
+        self.mpa_in.reset.next = self.rst.val();
+        self.mpa_in.in_write.next = self.mpa_in_write.val();
+        self.mpa_in.in_data.next = self.mpa_in_data.val();
+        AxisSource::<32, 4>::link(&mut self.mpa_s, &mut self.mpa_in.s);
+        self.mpa_s_len.next = self.mpa_in.s_len.val();
+        self.mctp_in.reset.next = self.rst.val();
+        self.mctp_in.in_write.next = self.mctp_in_write.val();
+        self.mctp_in.in_data.next = self.mctp_in_data.val();
+        AxisSource::<32, 4>::link(&mut self.mctp_s, &mut self.mctp_in.s);
+        self.mctp_s_len.next = self.mctp_in.s_len.val();
+        self.mpa_out.reset.next = self.rst.val();
+        self.mpa_out.out_read.next = self.mpa_out_read.val();
+        AxisSink::<32, 4>::link(&mut self.mpa_m, &mut self.mpa_out.m);
+        self.mpa_out_data.next = self.mpa_out.out_data.val();
+        self.mctp_out.reset.next = self.rst.val();
+        self.mctp_out.out_read.next = self.mctp_out_read.val();
+        AxisSink::<32, 4>::link(&mut self.mctp_m, &mut self.mctp_out.m);
+        self.mctp_out_data.next = self.mctp_out.out_data.val();
+
+        // Wire-outs and LEDs.
+        self.wo_data_lo.next = self.rdata.q.val().get_bits::<16>(0);
+        self.wo_data_hi.next = self.rdata.q.val().get_bits::<16>(16);
+        self.wo_status.next = bit_cast::<16, 8>(self.count.q.val());
+        if self.mpa_in.overflow.val() {
+            self.wo_status.next = self.wo_status.val() | 256;
+        }
+        if self.mctp_in.overflow.val() {
+            self.wo_status.next = self.wo_status.val() | 512;
+        }
+        if self.mpa_in.idle.val() {
+            self.wo_status.next = self.wo_status.val() | 1024;
+        }
+        if self.mctp_in.idle.val() {
+            self.wo_status.next = self.wo_status.val() | 2048;
+        }
+        self.wo_mpa_in_free.next = self.mpa_in.free.val();
+        self.wo_mctp_in_free.next = self.mctp_in.free.val();
+        self.wo_mpa_out_count.next = self.mpa_out.count.val();
+        self.wo_mctp_out_count.next = self.mctp_out.count.val();
+        // Active low: a heartbeat and the input/output activity.
+        self.leds.next = 255.into();
+        if self.heartbeat.q.val().get_bit(25) {
+            self.leds.next = self.leds.val() & 127;
+        }
+        if self.mctp_m.tvalid.val() {
+            self.leds.next = self.leds.val() & 247;
+        }
+        if self.mctp_s.tvalid.val() {
+            self.leds.next = self.leds.val() & 251;
+        }
+        if self.mpa_m.tvalid.val() {
+            self.leds.next = self.leds.val() & 253;
+        }
+        if self.mpa_s.tvalid.val() {
+            self.leds.next = self.leds.val() & 254;
+        }
     }
-
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(crate::ports::body_for_bundles(&body(), self))
-    }
-}
-
-/// Width in bits of a counter holding `0..=max`.
-fn bits_for(max: usize) -> usize {
-    (usize::BITS - max.leading_zeros()) as usize
-}
-
-/// One input channel: FIFO of pipe words, then the unpacker into 4-octet beats.
-fn in_channel(s: &mut String, p: &str, len_bits: usize) {
-    let ab = bits_for(IN_FIFO_WORDS - 1);
-    let nb = ab + 1;
-    let depth = IN_FIFO_WORDS;
-    macro_rules! o { ($($t:tt)*) => { writeln!(s, $($t)*).unwrap() } }
-    o!("// {p} input: FIFO of pipe words, then len[15:0], len[16], data words -> 4-octet beats.");
-    o!("reg [15:0] {p}_if_mem [0:{}];", depth - 1);
-    o!(
-        "reg [{}:0] {p}_if_wp; reg [{}:0] {p}_if_rp; reg [{}:0] {p}_if_n; reg {p}_ovf;",
-        ab - 1,
-        ab - 1,
-        nb - 1
-    );
-    o!("reg [2:0] {p}_u_st; reg [16:0] {p}_u_len; reg [16:0] {p}_u_left; reg [15:0] {p}_u_lo;");
-    o!("reg [31:0] {p}_u_data; reg [3:0] {p}_u_keep; reg {p}_u_last;");
-    o!("initial begin {p}_if_wp = 0; {p}_if_rp = 0; {p}_if_n = 0; {p}_ovf = 0; {p}_u_st = 0; {p}_u_len = 0; {p}_u_left = 0; {p}_u_lo = 0; {p}_u_data = 0; {p}_u_keep = 0; {p}_u_last = 0; end");
-    o!("wire {p}_if_full = {p}_if_n == {nb}'d{depth};");
-    o!("wire {p}_if_push = {p}_in_write & ~{p}_if_full;");
-    o!("wire [15:0] {p}_if_dout = {p}_if_mem[{p}_if_rp];");
-    o!("wire {p}_if_pop = ({p}_if_n != {nb}'d0) & ({p}_u_st != U_BEAT);");
-    o!("always @(posedge clock) if ({p}_if_push) {p}_if_mem[{p}_if_wp] <= {p}_in_data;");
-    o!("always @(posedge clock) begin");
-    o!("   if (rst) begin");
-    o!("      {p}_if_wp <= 0; {p}_if_rp <= 0; {p}_if_n <= 0; {p}_ovf <= 1'b0; {p}_u_st <= U_H0;");
-    o!("   end else begin");
-    o!("      if ({p}_if_push) {p}_if_wp <= {p}_if_wp + 1'b1;");
-    o!("      if ({p}_if_pop) {p}_if_rp <= {p}_if_rp + 1'b1;");
-    o!(
-        "      {p}_if_n <= {p}_if_n + {{{}'d0, {p}_if_push}} - {{{}'d0, {p}_if_pop}};",
-        nb - 1,
-        nb - 1
-    );
-    o!("      if ({p}_in_write & {p}_if_full) {p}_ovf <= 1'b1;");
-    o!("      case ({p}_u_st)");
-    o!("         U_H0: if ({p}_if_pop) begin {p}_u_len[15:0] <= {p}_if_dout; {p}_u_st <= U_H1; end");
-    o!("         U_H1: if ({p}_if_pop) begin {p}_u_len[16] <= {p}_if_dout[0]; {p}_u_left <= {{{p}_if_dout[0], {p}_u_len[15:0]}}; {p}_u_st <= U_LO; end");
-    o!("         U_LO: if ({p}_if_pop) begin {p}_u_lo <= {p}_if_dout; {p}_u_st <= U_HI; end");
-    o!("         U_HI: if ({p}_if_pop) begin");
-    o!("            {p}_u_data <= {{{p}_if_dout, {p}_u_lo}};");
-    o!("            {p}_u_keep <= ({p}_u_left >= 17'd4) ? 4'hF : ({p}_u_left == 17'd3) ? 4'h7 : ({p}_u_left == 17'd2) ? 4'h3 : ({p}_u_left == 17'd1) ? 4'h1 : 4'h0;");
-    o!("            {p}_u_last <= {p}_u_left <= 17'd4;");
-    o!("            {p}_u_st <= U_BEAT;");
-    o!("         end");
-    o!("         U_BEAT: if ({p}_s_tready) begin");
-    o!("            {p}_u_left <= ({p}_u_left >= 17'd4) ? {p}_u_left - 17'd4 : 17'd0;");
-    o!("            {p}_u_st <= {p}_u_last ? U_H0 : U_LO;");
-    o!("         end");
-    o!("         default: {p}_u_st <= U_H0;");
-    o!("      endcase");
-    o!("   end");
-    o!("end");
-    o!("always @(*) begin");
-    o!("   {p}_s_tdata = {p}_u_data; {p}_s_tkeep = {p}_u_keep; {p}_s_tlast = {p}_u_last;");
-    o!("   {p}_s_tvalid = ~rst & ({p}_u_st == U_BEAT);");
-    o!("   {p}_s_len = {p}_u_len[{}:0];", len_bits - 1);
-    o!(
-        "   wo_{p}_in_free = 16'd{depth} - {{{}'d0, {p}_if_n}};",
-        16 - nb
-    );
-    o!("end");
-    if len_bits < 17 {
-        o!("wire unused_{p}_len = {p}_u_len[16];");
-    }
-    o!("wire {p}_in_idle = ({p}_if_n == {nb}'d0) & ({p}_u_st == U_H0);");
-}
-
-/// One output channel: beats into a FIFO, read out as word triples.
-fn out_channel(s: &mut String, p: &str) {
-    let ab = bits_for(OUT_FIFO_BEATS - 1);
-    let nb = ab + 1;
-    let depth = OUT_FIFO_BEATS;
-    macro_rules! o { ($($t:tt)*) => { writeln!(s, $($t)*).unwrap() } }
-    o!("// {p} output: beats {{last, keep, data}} into a FIFO, read as data[15:0], data[31:16], flags.");
-    o!("reg [36:0] {p}_of_mem [0:{}];", depth - 1);
-    o!(
-        "reg [{}:0] {p}_of_wp; reg [{}:0] {p}_of_rp; reg [{}:0] {p}_of_n;",
-        ab - 1,
-        ab - 1,
-        nb - 1
-    );
-    o!("reg [1:0] {p}_o_w; reg {p}_o_cur;");
-    o!("initial begin {p}_of_wp = 0; {p}_of_rp = 0; {p}_of_n = 0; {p}_o_w = 0; {p}_o_cur = 0; {p}_out_data = 0; end");
-    o!("wire {p}_of_push = {p}_m_tvalid & {p}_m_tready;");
-    o!("wire [36:0] {p}_of_head = {p}_of_mem[{p}_of_rp];");
-    o!("wire {p}_of_pop = {p}_out_read & ({p}_o_w == 2'd2) & {p}_o_cur;");
-    o!("always @(posedge clock) if ({p}_of_push) {p}_of_mem[{p}_of_wp] <= {{{p}_m_tlast, {p}_m_tkeep, {p}_m_tdata}};");
-    o!("always @(posedge clock) begin");
-    o!("   if (rst) begin");
-    o!("      {p}_of_wp <= 0; {p}_of_rp <= 0; {p}_of_n <= 0; {p}_o_w <= 2'd0; {p}_o_cur <= 1'b0; {p}_out_data <= 16'h0;");
-    o!("   end else begin");
-    o!("      if ({p}_of_push) {p}_of_wp <= {p}_of_wp + 1'b1;");
-    o!("      if ({p}_of_pop) {p}_of_rp <= {p}_of_rp + 1'b1;");
-    o!(
-        "      {p}_of_n <= {p}_of_n + {{{}'d0, {p}_of_push}} - {{{}'d0, {p}_of_pop}};",
-        nb - 1,
-        nb - 1
-    );
-    o!("      if ({p}_out_read) begin");
-    o!("         case ({p}_o_w)");
-    o!("            2'd0: begin {p}_o_cur <= {p}_of_n != {nb}'d0; {p}_out_data <= ({p}_of_n != {nb}'d0) ? {p}_of_head[15:0] : 16'h0; {p}_o_w <= 2'd1; end");
-    o!("            2'd1: begin {p}_out_data <= {p}_o_cur ? {p}_of_head[31:16] : 16'h0; {p}_o_w <= 2'd2; end");
-    o!("            default: begin {p}_out_data <= {p}_o_cur ? {{1'b1, 10'h0, {p}_of_head[36:32]}} : 16'h0; {p}_o_w <= 2'd0; end");
-    o!("         endcase");
-    o!("      end");
-    o!("   end");
-    o!("end");
-    o!("always @(*) begin");
-    o!("   {p}_m_tready = ~rst & ({p}_of_n < {nb}'d{});", depth - 1);
-    o!("   wo_{p}_out_count = {{{}'d0, {p}_of_n}};", 16 - nb);
-    o!("end");
-}
-
-pub fn body() -> String {
-    use offload_driver::ok::{BEAT_OCTETS, FLAG_LAST, FLAG_VALID};
-    // The layouts written literally below, checked against the host's definitions.
-    assert_eq!(
-        (FLAG_VALID, FLAG_LAST, BEAT_OCTETS),
-        (1 << 15, 1 << 4, 4),
-        "output flags layout changed"
-    );
-    assert_eq!(
-        (
-            ep::STATUS_MPA_OVERFLOW,
-            ep::STATUS_MCTP_OVERFLOW,
-            ep::STATUS_MPA_IDLE,
-            ep::STATUS_MCTP_IDLE
-        ),
-        (1 << 8, 1 << 9, 1 << 10, 1 << 11),
-        "status layout changed"
-    );
-    assert_eq!(
-        (ep::TI_WRITE_BIT, ep::TI_READ_BIT),
-        (0, 1),
-        "trigger bits changed"
-    );
-    let mut s = String::new();
-    macro_rules! o { ($($t:tt)*) => { writeln!(s, $($t)*).unwrap() } }
-    o!("// FrontPanel endpoints <-> OffloadTop (see offload_hdl::board::bridge).");
-    o!("localparam U_H0 = 3'd0, U_H1 = 3'd1, U_LO = 3'd2, U_HI = 3'd3, U_BEAT = 3'd4;");
-    o!("wire rst = wi_control[0];");
-    o!("wire [14:0] unused_control = wi_control[15:1];");
-    o!("wire [7:0] unused_addr_hi = wi_addr[15:8];");
-    o!("wire [13:0] unused_trigger = ti_bus[15:2];");
-    o!("wire unused_wait = reg_wr_wait | reg_rd_wait; // always 0: every access completes in a clock");
-    // Register bridge.
-    o!("reg [1:0] b_st; reg [7:0] b_count; reg [31:0] b_rdata; reg [25:0] heartbeat;");
-    o!("initial begin b_st = 0; b_count = 0; b_rdata = 0; heartbeat = 0; reg_wr_en = 0; reg_rd_en = 0; reg_wr_addr = 0; reg_wr_data = 0; reg_rd_addr = 0; end");
-    o!("always @(posedge clock) begin");
-    o!("   heartbeat <= heartbeat + 26'd1;");
-    o!("   if (rst) begin");
-    o!("      b_st <= 2'd0; b_count <= 8'd0; b_rdata <= 32'h0; reg_wr_en <= 1'b0; reg_rd_en <= 1'b0;");
-    o!("   end else begin");
-    o!("      case (b_st)");
-    o!("         2'd0: if (ti_bus[0]) begin");
-    o!("               reg_wr_addr <= wi_addr[7:0]; reg_wr_data <= {{wi_data_hi, wi_data_lo}}; reg_wr_en <= 1'b1; b_st <= 2'd1;");
-    o!("            end else if (ti_bus[1]) begin");
-    o!("               reg_rd_addr <= wi_addr[7:0]; reg_rd_en <= 1'b1; b_st <= 2'd2;");
-    o!("            end");
-    o!("         2'd1: if (reg_wr_ack) begin reg_wr_en <= 1'b0; b_count <= b_count + 8'd1; b_st <= 2'd0; end");
-    o!("         2'd2: if (reg_rd_ack) begin reg_rd_en <= 1'b0; b_rdata <= reg_rd_data; b_count <= b_count + 8'd1; b_st <= 2'd0; end");
-    o!("         default: b_st <= 2'd0;");
-    o!("      endcase");
-    o!("   end");
-    o!("end");
-    in_channel(&mut s, "mpa", 16);
-    in_channel(&mut s, "mctp", 17);
-    out_channel(&mut s, "mpa");
-    out_channel(&mut s, "mctp");
-    o!("always @(*) begin");
-    o!("   top_reset = rst;");
-    o!("   reg_wr_strb = 4'hF;");
-    o!("   wo_data_lo = b_rdata[15:0]; wo_data_hi = b_rdata[31:16];");
-    o!("   wo_status = {{4'h0, mctp_in_idle, mpa_in_idle, mctp_ovf, mpa_ovf, b_count}};");
-    o!("   // Active low: a heartbeat and the input/output activity.");
-    o!("   leds = ~{{heartbeat[25], 3'b000, mctp_m_tvalid, mctp_s_tvalid, mpa_m_tvalid, mpa_s_tvalid}};");
-    o!("end");
-    s
 }
 
 /// `OkBridge` with an `OffloadTop` (MPA TX and MCTP TX at 4 octets per beat) behind it: the
@@ -390,4 +614,21 @@ impl Logic for BoardCore {
         self.top.mctp_s_len.next = self.bridge.mctp_s_len.val();
         AxisSource::<32, 4>::join(&mut self.top.mctp_m, &mut self.bridge.mctp_m);
     }
+}
+
+/// rust-hdl's simulation of the board core behind the testbench's
+/// [`crate::testbench::ClockedModel`] (drive it with [`crate::testbench::BoardBench`]).
+pub fn board_hdl_model() -> Result<crate::testbench::HdlModel<BoardCore>, crate::testbench::BenchError> {
+    crate::hdl_model!(
+        BoardCore::default(),
+        BoardCore,
+        [
+            wi_addr, wi_data_lo, wi_data_hi, wi_control, ti_bus, mpa_in_write, mpa_in_data, mctp_in_write,
+            mctp_in_data, mpa_out_read, mctp_out_read, wo_data_lo, wo_data_hi, wo_status, wo_mpa_in_free,
+            wo_mctp_in_free, wo_mpa_out_count, wo_mctp_out_count, mpa_out_data, mctp_out_data, leds,
+            mctp_rx_s.tdata, mctp_rx_s.tkeep, mctp_rx_s.tvalid, mctp_rx_s.tlast, mctp_rx_s.tready,
+            mctp_rx_m.tdata, mctp_rx_m.tkeep, mctp_rx_m.tvalid, mctp_rx_m.tlast, mctp_rx_m.tready,
+            mctp_rx_m_src_eid, mctp_rx_m_dst_eid, mctp_rx_m_tag, mctp_rx_m_to
+        ]
+    )
 }

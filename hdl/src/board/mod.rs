@@ -9,5 +9,6 @@
 //!   see docs/TOP.md.
 
 pub mod bridge;
+pub mod fifo;
 #[cfg(feature = "board")]
 pub mod xem7010;

@@ -123,11 +123,11 @@ impl Logic for Xem7010Offload {
         self.po_mctp.datain.next = self.core.mctp_out_data.val();
         self.led.next = self.core.leds.val();
         // The MCTP RX path is not bridged to FrontPanel: idle input, output always taken.
-        self.core.mctp_rx_s_tdata.next = 0.into();
-        self.core.mctp_rx_s_tkeep.next = 0.into();
-        self.core.mctp_rx_s_tvalid.next = false;
-        self.core.mctp_rx_s_tlast.next = false;
-        self.core.mctp_rx_m_tready.next = true;
+        self.core.mctp_rx_s.tdata.next = 0.into();
+        self.core.mctp_rx_s.tkeep.next = 0.into();
+        self.core.mctp_rx_s.tvalid.next = false;
+        self.core.mctp_rx_s.tlast.next = false;
+        self.core.mctp_rx_m.tready.next = true;
     }
 }
 

@@ -27,4 +27,4 @@ pub use lockstep::{Lockstep, Mismatch};
 pub use model::{BenchError, ClockedModel, PortId};
 pub use mpa_tx::{run_mpa_tx, MpaTxRun};
 pub use rust_hdl::{HdlModel, HdlPort, PortValue};
-pub use top::TopBench;
+pub use top::{BoardBench, TopBench};

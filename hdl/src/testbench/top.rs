@@ -8,6 +8,7 @@ use super::axis::{run_streams, AxisPorts, StreamRun, Traffic};
 use super::model::{BenchError, ClockedModel, PortId};
 use crate::ports::Dir;
 use offload_driver::mctp::Message;
+use offload_driver::ok::{self, FrontPanel};
 use offload_driver::registers::{RegisterBus, RegisterError, TopStreams};
 
 /// A bus access that is not acknowledged within this many clocks is an error.
@@ -235,3 +236,146 @@ impl<M: ClockedModel> TopStreams for TopBench<M> {
     }
 }
 
+/// The board core (`board_core_w4`: the FrontPanel bridge and `OffloadTop`) under any
+/// [`ClockedModel`] behind the [`FrontPanel`] calls the host transport makes, so `OkTransport`
+/// and the bridge are tested together as on the board, minus Opal Kelly's cells. Each call costs clocks as a USB
+/// transaction would cost many: wire updates 2, trigger 1 plus 2, wire-out updates 8, one clock
+/// per pipe word.
+pub struct BoardBench<M: ClockedModel> {
+    m: M,
+    wire_ins: [u16; 32],
+    wire_outs: [u16; 32],
+}
+
+impl<M: ClockedModel> BoardBench<M> {
+    pub fn new(m: M) -> BoardBench<M> {
+        BoardBench { m, wire_ins: [0; 32], wire_outs: [0; 32] }
+    }
+
+    pub fn model(&mut self) -> &mut M {
+        &mut self.m
+    }
+
+    fn port(&self, name: &str) -> Result<PortId, RegisterError> {
+        self.m
+            .port_id(name)
+            .ok_or_else(|| RegisterError::Bus(format!("board core has no port {name}")))
+    }
+
+    fn clocks(&mut self, n: usize) {
+        for _ in 0..n {
+            self.m.eval();
+            self.m.tick();
+        }
+        self.m.eval();
+    }
+
+    fn pipe_ports(&self, ep: u8) -> Result<(PortId, PortId), RegisterError> {
+        let (strobe, data) = match ep {
+            ok::ep::PI_MPA => ("mpa_in_write", "mpa_in_data"),
+            ok::ep::PI_MCTP => ("mctp_in_write", "mctp_in_data"),
+            ok::ep::PO_MPA => ("mpa_out_read", "mpa_out_data"),
+            ok::ep::PO_MCTP => ("mctp_out_read", "mctp_out_data"),
+            _ => {
+                return Err(RegisterError::Bus(format!(
+                    "no pipe at endpoint 0x{ep:02X}"
+                )))
+            }
+        };
+        Ok((self.port(strobe)?, self.port(data)?))
+    }
+}
+
+impl<M: ClockedModel> FrontPanel for BoardBench<M> {
+    fn set_wire_in(&mut self, ep: u8, value: u16) -> Result<(), RegisterError> {
+        *self
+            .wire_ins
+            .get_mut(ep as usize)
+            .ok_or_else(|| RegisterError::Bus(format!("no wire-in 0x{ep:02X}")))? = value;
+        Ok(())
+    }
+
+    fn update_wire_ins(&mut self) -> Result<(), RegisterError> {
+        for (ep, name) in [
+            (ok::ep::WI_ADDR, "wi_addr"),
+            (ok::ep::WI_DATA_LO, "wi_data_lo"),
+            (ok::ep::WI_DATA_HI, "wi_data_hi"),
+            (ok::ep::WI_CONTROL, "wi_control"),
+        ] {
+            let p = self.port(name)?;
+            self.m.set(p, self.wire_ins[ep as usize] as u64);
+        }
+        self.clocks(2);
+        Ok(())
+    }
+
+    fn activate_trigger_in(&mut self, ep: u8, bit: u8) -> Result<(), RegisterError> {
+        if ep != ok::ep::TI_BUS || bit > 15 {
+            return Err(RegisterError::Bus(format!(
+                "no trigger 0x{ep:02X} bit {bit}"
+            )));
+        }
+        let p = self.port("ti_bus")?;
+        self.m.set(p, 1 << bit);
+        self.clocks(1);
+        self.m.set(p, 0);
+        self.clocks(2);
+        Ok(())
+    }
+
+    fn update_wire_outs(&mut self) -> Result<(), RegisterError> {
+        self.clocks(8);
+        for (ep, name) in [
+            (ok::ep::WO_DATA_LO, "wo_data_lo"),
+            (ok::ep::WO_DATA_HI, "wo_data_hi"),
+            (ok::ep::WO_STATUS, "wo_status"),
+            (ok::ep::WO_MPA_IN_FREE, "wo_mpa_in_free"),
+            (ok::ep::WO_MCTP_IN_FREE, "wo_mctp_in_free"),
+            (ok::ep::WO_MPA_OUT_COUNT, "wo_mpa_out_count"),
+            (ok::ep::WO_MCTP_OUT_COUNT, "wo_mctp_out_count"),
+        ] {
+            let p = self.port(name)?;
+            self.wire_outs[ep as usize - 0x20] = self.m.get(p) as u16;
+        }
+        Ok(())
+    }
+
+    fn wire_out(&mut self, ep: u8) -> u16 {
+        self.wire_outs
+            .get((ep as usize).wrapping_sub(0x20))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    fn write_pipe_in(&mut self, ep: u8, words: &[u16]) -> Result<(), RegisterError> {
+        let (strobe, data) = self.pipe_ports(ep)?;
+        for &w in words {
+            self.m.set(data, w as u64);
+            self.m.set(strobe, 1);
+            self.m.eval();
+            self.m.tick();
+        }
+        self.m.set(strobe, 0);
+        self.m.eval();
+        Ok(())
+    }
+
+    fn read_pipe_out(&mut self, ep: u8, words: &mut [u16]) -> Result<(), RegisterError> {
+        let (strobe, data) = self.pipe_ports(ep)?;
+        // ep_read at an edge; the word is on ep_datain in the clock after it.
+        for w in words.iter_mut() {
+            self.m.set(strobe, 1);
+            self.m.eval();
+            self.m.tick();
+            self.m.eval();
+            *w = self.m.get(data) as u16;
+        }
+        self.m.set(strobe, 0);
+        self.m.eval();
+        Ok(())
+    }
+
+    fn cycles(&self) -> Option<u64> {
+        Some(self.m.cycle())
+    }
+}
