@@ -39,12 +39,13 @@ fn register(name: &str) -> &'static map::Register {
         .unwrap_or_else(|| panic!("register {name} is not in offload_driver::registers::MAP"))
 }
 
-/// A read-write register: its flip-flops (power-up value = reset value), reset value and
-/// writable mask.
-fn rw(name: &str) -> (DFFWithInit<Bits<32>>, Constant<Bits<32>>, Constant<Bits<32>>) {
+/// A read-write register: its flip-flops, reset value and writable mask. The flip-flops power
+/// up at 0 and take the reset value with `reset` (a plain `DFF`: with `DFFWithInit`'s XOR
+/// encoding, Yosys kept the constant bits outside the mask, 121 flip-flops more).
+fn rw(name: &str) -> (DFF<Bits<32>>, Constant<Bits<32>>, Constant<Bits<32>>) {
     match register(name).access {
         Access::Rw { reset, mask } => (
-            DFFWithInit::new((reset as u64).into()),
+            DFF::default(),
             Constant::new((reset as u64).into()),
             Constant::new((mask as u64).into()),
         ),
@@ -143,37 +144,37 @@ pub struct RegBlock {
     pub mctp_rx_counters: MctpRxCountersSink,
     pub mctp_rx_tap: StreamTap,
     // Read-write registers and their reset values and masks.
-    r_control: DFFWithInit<Bits<32>>,
+    r_control: DFF<Bits<32>>,
     v_control: Constant<Bits<32>>,
     m_control: Constant<Bits<32>>,
-    r_scratch: DFFWithInit<Bits<32>>,
+    r_scratch: DFF<Bits<32>>,
     v_scratch: Constant<Bits<32>>,
     m_scratch: Constant<Bits<32>>,
-    r_mpa_config: DFFWithInit<Bits<32>>,
+    r_mpa_config: DFF<Bits<32>>,
     v_mpa_config: Constant<Bits<32>>,
     m_mpa_config: Constant<Bits<32>>,
-    r_mpa_mulpdu: DFFWithInit<Bits<32>>,
+    r_mpa_mulpdu: DFF<Bits<32>>,
     v_mpa_mulpdu: Constant<Bits<32>>,
     m_mpa_mulpdu: Constant<Bits<32>>,
-    r_mpa_offset: DFFWithInit<Bits<32>>,
+    r_mpa_offset: DFF<Bits<32>>,
     v_mpa_offset: Constant<Bits<32>>,
     m_mpa_offset: Constant<Bits<32>>,
-    r_mctp_eids: DFFWithInit<Bits<32>>,
+    r_mctp_eids: DFF<Bits<32>>,
     v_mctp_eids: Constant<Bits<32>>,
     m_mctp_eids: Constant<Bits<32>>,
-    r_mctp_flags: DFFWithInit<Bits<32>>,
+    r_mctp_flags: DFF<Bits<32>>,
     v_mctp_flags: Constant<Bits<32>>,
     m_mctp_flags: Constant<Bits<32>>,
-    r_mctp_mtu: DFFWithInit<Bits<32>>,
+    r_mctp_mtu: DFF<Bits<32>>,
     v_mctp_mtu: Constant<Bits<32>>,
     m_mctp_mtu: Constant<Bits<32>>,
-    r_mctp_smbus: DFFWithInit<Bits<32>>,
+    r_mctp_smbus: DFF<Bits<32>>,
     v_mctp_smbus: Constant<Bits<32>>,
     m_mctp_smbus: Constant<Bits<32>>,
-    r_mctp_rx_config: DFFWithInit<Bits<32>>,
+    r_mctp_rx_config: DFF<Bits<32>>,
     v_mctp_rx_config: Constant<Bits<32>>,
     m_mctp_rx_config: Constant<Bits<32>>,
-    r_mctp_rx_max_len: DFFWithInit<Bits<32>>,
+    r_mctp_rx_max_len: DFF<Bits<32>>,
     v_mctp_rx_max_len: Constant<Bits<32>>,
     m_mctp_rx_max_len: Constant<Bits<32>>,
     // Counters kept here.
@@ -345,11 +346,8 @@ impl RegBlock {
 impl Logic for RegBlock {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(
-            self, clock, r_control, r_scratch, r_mpa_config, r_mpa_mulpdu, r_mpa_offset, r_mctp_eids,
-            r_mctp_flags, r_mctp_mtu, r_mctp_smbus, r_mctp_rx_config, r_mctp_rx_max_len, mpa_first,
-            reset_regs
-        );
+        clock!(self, clock, r_control, r_scratch, r_mpa_config, r_mpa_mulpdu, r_mpa_offset, r_mctp_eids,
+            r_mctp_flags, r_mctp_mtu, r_mctp_smbus, r_mctp_rx_config, r_mctp_rx_max_len, mpa_first, reset_regs);
         dff_setup!(
             self, clock, c_mpa_ulpdus_in, c_mpa_drop_zero_len, c_mpa_drop_over_mulpdu, c_mctp_messages_in,
             c_mctp_rx_frames_in, wr_ack, rd_ack, rd_data
@@ -448,116 +446,118 @@ impl Logic for RegBlock {
         self.mctp_rx_cfg.strict.next = self.r_mctp_rx_config.q.val().get_bit(2);
         self.mctp_rx_cfg.max_len.next = self.r_mctp_rx_max_len.q.val().get_bits::<13>(0);
 
-        // Reads: every register of the map at its word; unmapped words read 0.
+        // Reads: every register of the map at its word, as an AND-OR multiplexer (the words are
+        // distinct, checked in the map's tests, so at most one term is selected: no priority
+        // chain); unmapped words read 0.
         self.rd_mux.next = 0.into();
         if self.rd_word.val() == self.a_control.val() {
-            self.rd_mux.next = self.r_control.q.val();
+            self.rd_mux.next = self.rd_mux.val() | self.r_control.q.val();
         }
         if self.rd_word.val() == self.a_scratch.val() {
-            self.rd_mux.next = self.r_scratch.q.val();
+            self.rd_mux.next = self.rd_mux.val() | self.r_scratch.q.val();
         }
         if self.rd_word.val() == self.a_mpa_config.val() {
-            self.rd_mux.next = self.r_mpa_config.q.val();
+            self.rd_mux.next = self.rd_mux.val() | self.r_mpa_config.q.val();
         }
         if self.rd_word.val() == self.a_mpa_mulpdu.val() {
-            self.rd_mux.next = self.r_mpa_mulpdu.q.val();
+            self.rd_mux.next = self.rd_mux.val() | self.r_mpa_mulpdu.q.val();
         }
         if self.rd_word.val() == self.a_mpa_offset.val() {
-            self.rd_mux.next = self.r_mpa_offset.q.val();
+            self.rd_mux.next = self.rd_mux.val() | self.r_mpa_offset.q.val();
         }
         if self.rd_word.val() == self.a_mctp_eids.val() {
-            self.rd_mux.next = self.r_mctp_eids.q.val();
+            self.rd_mux.next = self.rd_mux.val() | self.r_mctp_eids.q.val();
         }
         if self.rd_word.val() == self.a_mctp_flags.val() {
-            self.rd_mux.next = self.r_mctp_flags.q.val();
+            self.rd_mux.next = self.rd_mux.val() | self.r_mctp_flags.q.val();
         }
         if self.rd_word.val() == self.a_mctp_mtu.val() {
-            self.rd_mux.next = self.r_mctp_mtu.q.val();
+            self.rd_mux.next = self.rd_mux.val() | self.r_mctp_mtu.q.val();
         }
         if self.rd_word.val() == self.a_mctp_smbus.val() {
-            self.rd_mux.next = self.r_mctp_smbus.q.val();
+            self.rd_mux.next = self.rd_mux.val() | self.r_mctp_smbus.q.val();
         }
         if self.rd_word.val() == self.a_mctp_rx_config.val() {
-            self.rd_mux.next = self.r_mctp_rx_config.q.val();
+            self.rd_mux.next = self.rd_mux.val() | self.r_mctp_rx_config.q.val();
         }
         if self.rd_word.val() == self.a_mctp_rx_max_len.val() {
-            self.rd_mux.next = self.r_mctp_rx_max_len.q.val();
+            self.rd_mux.next = self.rd_mux.val() | self.r_mctp_rx_max_len.q.val();
         }
         if self.rd_word.val() == self.a_id.val() {
-            self.rd_mux.next = self.k_id.val();
+            self.rd_mux.next = self.rd_mux.val() | self.k_id.val();
         }
         if self.rd_word.val() == self.a_version.val() {
-            self.rd_mux.next = self.k_version.val();
+            self.rd_mux.next = self.rd_mux.val() | self.k_version.val();
         }
         if self.rd_word.val() == self.a_mpa_ulpdus_in.val() {
-            self.rd_mux.next = self.c_mpa_ulpdus_in.q.val();
+            self.rd_mux.next = self.rd_mux.val() | self.c_mpa_ulpdus_in.q.val();
         }
         if self.rd_word.val() == self.a_mpa_fpdus.val() {
-            self.rd_mux.next = self.mpa_counters.fpdus.val();
+            self.rd_mux.next = self.rd_mux.val() | self.mpa_counters.fpdus.val();
         }
         if self.rd_word.val() == self.a_mpa_drop_zero_len.val() {
-            self.rd_mux.next = self.c_mpa_drop_zero_len.q.val();
+            self.rd_mux.next = self.rd_mux.val() | self.c_mpa_drop_zero_len.q.val();
         }
         if self.rd_word.val() == self.a_mpa_drop_over_mulpdu.val() {
-            self.rd_mux.next = self.c_mpa_drop_over_mulpdu.q.val();
+            self.rd_mux.next = self.rd_mux.val() | self.c_mpa_drop_over_mulpdu.q.val();
         }
         if self.rd_word.val() == self.a_mpa_dropped.val() {
-            self.rd_mux.next = self.mpa_counters.dropped.val();
+            self.rd_mux.next = self.rd_mux.val() | self.mpa_counters.dropped.val();
         }
         if self.rd_word.val() == self.a_mctp_messages_in.val() {
-            self.rd_mux.next = self.c_mctp_messages_in.q.val();
+            self.rd_mux.next = self.rd_mux.val() | self.c_mctp_messages_in.q.val();
         }
         if self.rd_word.val() == self.a_mctp_packets.val() {
-            self.rd_mux.next = self.mctp_counters.packets.val();
+            self.rd_mux.next = self.rd_mux.val() | self.mctp_counters.packets.val();
         }
         if self.rd_word.val() == self.a_mctp_messages.val() {
-            self.rd_mux.next = self.mctp_counters.messages.val();
+            self.rd_mux.next = self.rd_mux.val() | self.mctp_counters.messages.val();
         }
         if self.rd_word.val() == self.a_mctp_dropped.val() {
-            self.rd_mux.next = self.mctp_counters.dropped.val();
+            self.rd_mux.next = self.rd_mux.val() | self.mctp_counters.dropped.val();
         }
         if self.rd_word.val() == self.a_mctp_len_errors.val() {
-            self.rd_mux.next = self.mctp_counters.len_errors.val();
+            self.rd_mux.next = self.rd_mux.val() | self.mctp_counters.len_errors.val();
         }
         if self.rd_word.val() == self.a_mctp_rx_frames_in.val() {
-            self.rd_mux.next = self.c_mctp_rx_frames_in.q.val();
+            self.rd_mux.next = self.rd_mux.val() | self.c_mctp_rx_frames_in.q.val();
         }
         // The MCTP RX block's counters, in MCTP_RX_COUNTERS order.
         if self.rd_word.val() == self.a_rx[0].val() {
-            self.rd_mux.next = self.mctp_rx_counters.messages.val();
+            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.messages.val();
         }
         if self.rd_word.val() == self.a_rx[1].val() {
-            self.rd_mux.next = self.mctp_rx_counters.malformed.val();
+            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.malformed.val();
         }
         if self.rd_word.val() == self.a_rx[2].val() {
-            self.rd_mux.next = self.mctp_rx_counters.no_context.val();
+            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.no_context.val();
         }
         if self.rd_word.val() == self.a_rx[3].val() {
-            self.rd_mux.next = self.mctp_rx_counters.bad_sequence.val();
+            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.bad_sequence.val();
         }
         if self.rd_word.val() == self.a_rx[4].val() {
-            self.rd_mux.next = self.mctp_rx_counters.bad_unit_size.val();
+            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.bad_unit_size.val();
         }
         if self.rd_word.val() == self.a_rx[5].val() {
-            self.rd_mux.next = self.mctp_rx_counters.restarted.val();
+            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.restarted.val();
         }
         if self.rd_word.val() == self.a_rx[6].val() {
-            self.rd_mux.next = self.mctp_rx_counters.too_long.val();
+            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.too_long.val();
         }
         if self.rd_word.val() == self.a_rx[7].val() {
-            self.rd_mux.next = self.mctp_rx_counters.contexts_full.val();
+            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.contexts_full.val();
         }
         if self.rd_word.val() == self.a_rx[8].val() {
-            self.rd_mux.next = self.mctp_rx_counters.bad_pec.val();
+            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.bad_pec.val();
         }
         if self.rd_word.val() == self.a_rx[9].val() {
-            self.rd_mux.next = self.mctp_rx_counters.bad_smbus.val();
+            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.bad_smbus.val();
         }
         if self.rd_word.val() == self.a_rx[10].val() {
-            self.rd_mux.next = self.mctp_rx_counters.mic_errors.val();
+            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.mic_errors.val();
         }
         if self.rd_word.val() == self.a_rx[11].val() {
-            self.rd_mux.next = self.mctp_rx_counters.oversize.val();
+            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.oversize.val();
         }
         if self.rd_go.val() {
             self.rd_data.d.next = self.rd_mux.val();
