@@ -286,6 +286,16 @@ pub fn catalogue() -> Vec<BlockEntry> {
         mctp_rx::<8, 1>(),
         mctp_rx::<32, 4>(),
         mctp_rx::<64, 8>(),
+        BlockEntry::new(
+            "regs_w4",
+            "regs",
+            4,
+            "OffloadTop's register block alone (Corundum reg_* interface, map in offload_driver::registers and \
+             docs/TOP.md; VERSION reports 4-octet paths): the configuration and counter bundles of the MPA TX, \
+             MCTP TX and MCTP RX blocks, the frame taps it counts, the registered block resets.\n\
+             reset is synchronous, active high.",
+            || crate::top::regs::RegBlock::new(4, 4),
+        ),
         top::<32, 4, 64, 96, 32, 4>(),
         top::<64, 8, 96, 160, 64, 8>(),
         BlockEntry::new(

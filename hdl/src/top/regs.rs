@@ -666,3 +666,31 @@ impl Logic for ResetRegs {
 pub fn strobe_mask(strb: u8) -> u32 {
     (0..4).filter(|b| strb >> b & 1 != 0).fold(0, |m, b| m | 0xFF << (8 * b))
 }
+
+/// rust-hdl's simulation of the register block behind the testbench's
+/// [`crate::testbench::ClockedModel`].
+pub fn hdl_model(mpa_width: usize, mctp_width: usize) -> Result<crate::testbench::HdlModel<RegBlock>, crate::testbench::BenchError> {
+    crate::hdl_model!(
+        RegBlock::new(mpa_width, mctp_width),
+        RegBlock,
+        [
+            reset,
+            reg_bus.wr_addr, reg_bus.wr_data, reg_bus.wr_strb, reg_bus.wr_en, reg_bus.wr_wait, reg_bus.wr_ack,
+            reg_bus.rd_addr, reg_bus.rd_en, reg_bus.rd_data, reg_bus.rd_wait, reg_bus.rd_ack,
+            resets.mpa, resets.mctp, resets.mctp_rx,
+            mpa_cfg.markers, mpa_cfg.crc, mpa_cfg.mulpdu, mpa_cfg.offset,
+            mpa_counters.fpdus, mpa_counters.dropped,
+            mpa_tap.tvalid, mpa_tap.tready, mpa_tap.tlast, mpa_s_len,
+            mctp_cfg.src_eid, mctp_cfg.dst_eid, mctp_cfg.tag, mctp_cfg.to, mctp_cfg.seq, mctp_cfg.mtu,
+            mctp_cfg.mic, mctp_cfg.smbus, mctp_cfg.smbus_src, mctp_cfg.smbus_dst,
+            mctp_counters.packets, mctp_counters.messages, mctp_counters.dropped, mctp_counters.len_errors,
+            mctp_tap.tvalid, mctp_tap.tready, mctp_tap.tlast,
+            mctp_rx_cfg.smbus, mctp_rx_cfg.mic, mctp_rx_cfg.strict, mctp_rx_cfg.max_len,
+            mctp_rx_counters.messages, mctp_rx_counters.malformed, mctp_rx_counters.no_context,
+            mctp_rx_counters.bad_sequence, mctp_rx_counters.bad_unit_size, mctp_rx_counters.restarted,
+            mctp_rx_counters.too_long, mctp_rx_counters.contexts_full, mctp_rx_counters.bad_pec,
+            mctp_rx_counters.bad_smbus, mctp_rx_counters.mic_errors, mctp_rx_counters.oversize,
+            mctp_rx_tap.tvalid, mctp_rx_tap.tready, mctp_rx_tap.tlast
+        ]
+    )
+}
