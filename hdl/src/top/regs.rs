@@ -662,10 +662,6 @@ impl Logic for ResetRegs {
     }
 }
 
-/// Byte strobes as a bit mask (for tests and drivers that model a strobed write).
-pub fn strobe_mask(strb: u8) -> u32 {
-    (0..4).filter(|b| strb >> b & 1 != 0).fold(0, |m, b| m | 0xFF << (8 * b))
-}
 
 /// rust-hdl's simulation of the register block behind the testbench's
 /// [`crate::testbench::ClockedModel`].
