@@ -155,7 +155,15 @@ impl Chunk for ChunkInit {
         let value_end = CHUNK_HEADER_SIZE + header.value_length();
         let mut remaining = value_end as isize - offset as isize;
         while remaining >= INIT_OPTIONAL_VAR_HEADER_LENGTH as isize {
-            let p = build_param(&raw.slice(offset..CHUNK_HEADER_SIZE + header.value_length()))?;
+            let p = match build_param(&raw.slice(offset..value_end)) {
+                Ok(p) => p,
+                // RFC 4960 §3.2.1: an unrecognized parameter whose type has the upper bit 0
+                // means "stop processing this parameter; do not process any further
+                // parameters within this chunk". The chunk itself is still processed
+                // (reporting it, for the 01 pattern, is not implemented).
+                Err(Error::ErrParamTypeUnhandled { .. }) => break,
+                Err(e) => return Err(e),
+            };
             let p_len = PARAM_HEADER_LENGTH + p.value_length();
             let len_plus_padding = p_len + get_padding_size(p_len);
             params.push(p);

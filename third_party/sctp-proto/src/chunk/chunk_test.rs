@@ -889,3 +889,56 @@ fn test_select_ack_chunk_followed_by_a_payload_data_chunk() -> Result<()> {
     );
     Ok(())
 }
+
+use crate::param::param_type::ParamType;
+
+/// Builds an INIT chunk from its fixed fields and a list of raw (already padded) parameters.
+fn raw_init_with_params(params: &[&[u8]]) -> Bytes {
+    let mut value = vec![
+        0x12, 0x34, 0x56, 0x78, // initiate tag
+        0x00, 0x01, 0x00, 0x00, // a_rwnd
+        0x00, 0x0a, 0x00, 0x0a, // outbound / inbound streams
+        0x00, 0x00, 0x00, 0x01, // initial TSN
+    ];
+    for p in params {
+        value.extend_from_slice(p);
+    }
+    let mut raw = vec![0x01, 0x00];
+    raw.extend_from_slice(&((4 + value.len()) as u16).to_be_bytes());
+    raw.extend_from_slice(&value);
+    Bytes::from(raw)
+}
+
+/// RFC 4960 §3.3.2.1: an INIT from a peer bound to all addresses lists IPv4/IPv6 Address
+/// parameters (types 5 and 6); the chunk must still be accepted.
+#[test]
+fn test_init_with_address_params() -> Result<()> {
+    let ipv4: &[u8] = &[0x00, 0x05, 0x00, 0x08, 127, 0, 0, 1];
+    let ipv6: &[u8] = &[
+        0x00, 0x06, 0x00, 0x14, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+    ];
+    let fwd_tsn: &[u8] = &[0xc0, 0x00, 0x00, 0x04];
+    let init = ChunkInit::unmarshal(&raw_init_with_params(&[ipv4, ipv6, fwd_tsn]))?;
+    assert_eq!(init.initiate_tag, 0x12345678);
+    assert_eq!(init.params.len(), 3);
+    assert_eq!(init.params[0].header().typ, ParamType::Unknown { param_type: 5 });
+    assert_eq!(init.params[1].header().typ, ParamType::Unknown { param_type: 6 });
+    // A bad address length is still an error.
+    let short_v4: &[u8] = &[0x00, 0x05, 0x00, 0x06, 127, 0, 0, 0];
+    assert!(ChunkInit::unmarshal(&raw_init_with_params(&[short_v4])).is_err());
+    Ok(())
+}
+
+/// RFC 4960 §3.2.1: the upper two bits of an unrecognized parameter's type decide. 10/11:
+/// skip it and continue; 00/01: stop processing parameters, but the chunk stands.
+#[test]
+fn test_init_unknown_param_action_bits() -> Result<()> {
+    let skip: &[u8] = &[0x80, 0x42, 0x00, 0x05, 0xaa, 0, 0, 0];
+    let stop: &[u8] = &[0x00, 0x42, 0x00, 0x04];
+    let fwd_tsn: &[u8] = &[0xc0, 0x00, 0x00, 0x04];
+    let init = ChunkInit::unmarshal(&raw_init_with_params(&[skip, fwd_tsn]))?;
+    assert_eq!(init.params.len(), 2, "skip: parameters after it processed");
+    let init = ChunkInit::unmarshal(&raw_init_with_params(&[fwd_tsn, stop, fwd_tsn]))?;
+    assert_eq!(init.params.len(), 1, "stop: parameters after it not processed");
+    Ok(())
+}

@@ -79,6 +79,20 @@ pub(crate) fn build_param(raw_param: &Bytes) -> Result<Box<dyn Param + Send + Sy
         ParamType::HeartbeatInfo => Ok(Box::new(ParamHeartbeatInfo::unmarshal(raw_param)?)),
         ParamType::OutSsnResetReq => Ok(Box::new(ParamOutgoingResetRequest::unmarshal(raw_param)?)),
         ParamType::ReconfigResp => Ok(Box::new(ParamReconfigResponse::unmarshal(raw_param)?)),
+        // RFC 4960 §3.3.2.1: an INIT or INIT ACK may list the sender's IPv4 (type 5) and
+        // IPv6 (type 6) addresses; a multi-homed or wildcard-bound peer (usrsctp bound to
+        // INADDR_ANY) always does. Their type has the upper two bits 00, so treating them as
+        // unknown meant "stop processing" and the whole INIT was dropped. Accept them (kept
+        // as opaque values: this stack uses the packet's source address, §5.1.2), checking
+        // only the fixed value length.
+        ParamType::Ipv4Addr | ParamType::Ipv6Addr => {
+            let p = ParamUnknown::unmarshal(raw_param)?;
+            let want = if t == ParamType::Ipv4Addr { 4 } else { 16 };
+            if p.value_length() != want {
+                return Err(Error::ErrParamHeaderParseFailed);
+            }
+            Ok(Box::new(p))
+        }
         _ => {
             // According to RFC https://datatracker.ietf.org/doc/html/rfc4960#section-3.2.1
             let stop_processing = ((raw_type >> 15) & 0x01) == 0;
