@@ -5903,3 +5903,27 @@ fn forward_only_marker_ack_does_not_reset_peer_errors() {
         (true, true, 2)
     );
 }
+
+/// RFC 4960 §3.3.8: our SHUTDOWN acknowledges what we received from the peer (the same
+/// Cumulative TSN Ack a SACK would carry), not the peer's acknowledgement of our DATA.
+#[test]
+fn test_shutdown_carries_peer_last_tsn() -> Result<()> {
+    let now = Instant::now();
+    let mut a = Association {
+        state: AssociationState::ShutdownSent,
+        cumulative_tsn_ack_point: 10,
+        peer_last_tsn: 5000,
+        will_send_shutdown: true,
+        ..Default::default()
+    };
+    let (raw, ok) = a.gather_outbound_shutdown_packets(vec![], now);
+    assert!(ok);
+    assert_eq!(raw.len(), 1);
+    let packet = Packet::unmarshal(&raw[0])?;
+    let shutdown = packet.chunks[0]
+        .as_any()
+        .downcast_ref::<ChunkShutdown>()
+        .expect("a SHUTDOWN chunk");
+    assert_eq!(shutdown.cumulative_tsn_ack, 5000);
+    Ok(())
+}

@@ -3896,8 +3896,12 @@ impl Association {
         if self.will_send_shutdown {
             self.will_send_shutdown = false;
 
+            // RFC 4960 §3.3.8: the SHUTDOWN's Cumulative TSN Ack is "the TSN of the last
+            // chunk received in sequence before any gaps" from the peer, i.e. what a SACK
+            // would carry (peer_last_tsn), not our own ack point of what the peer acked.
+            // usrsctp ABORTs a SHUTDOWN acking a TSN it never sent ("Protocol Violation").
             let shutdown = ChunkShutdown {
-                cumulative_tsn_ack: self.cumulative_tsn_ack_point,
+                cumulative_tsn_ack: self.peer_last_tsn,
             };
 
             if let Ok(raw) = self.create_packet(vec![Box::new(shutdown)]).marshal() {
