@@ -5927,3 +5927,41 @@ fn test_shutdown_carries_peer_last_tsn() -> Result<()> {
     assert_eq!(shutdown.cumulative_tsn_ack, 5000);
     Ok(())
 }
+
+/// RFC 4960 §9.2 / §6.2: a received SHUTDOWN's Cumulative TSN Ack acknowledges our DATA
+/// like a SACK's; once nothing is outstanding we answer with SHUTDOWN ACK.
+#[test]
+fn test_shutdown_cumulative_tsn_ack_acknowledges_data() -> Result<()> {
+    let now = Instant::now();
+    // TSNs 11, 12, 13 in flight; the SHUTDOWN acks them all.
+    let mut a = association_with_inflight_data(10, now);
+    a.handle_shutdown(&ChunkShutdown { cumulative_tsn_ack: 13 }, now)?;
+    assert_eq!(a.cumulative_tsn_ack_point, 13);
+    assert_eq!(a.outbound_queue.inflight_len(), 0);
+    assert_eq!(a.state(), AssociationState::ShutdownAckSent);
+    assert!(a.will_send_shutdown_ack);
+
+    // The SHUTDOWN acks 11 and 12 only: wait for 13, then SHUTDOWN ACK on its SACK.
+    let mut a = association_with_inflight_data(10, now);
+    a.handle_shutdown(&ChunkShutdown { cumulative_tsn_ack: 12 }, now)?;
+    assert_eq!(a.cumulative_tsn_ack_point, 12);
+    assert_eq!(a.outbound_queue.inflight_len(), 1);
+    assert_eq!(a.state(), AssociationState::ShutdownReceived);
+    assert!(!a.will_send_shutdown_ack);
+    let sack = ChunkSelectiveAck {
+        cumulative_tsn_ack: 13,
+        advertised_receiver_window_credit: 1400,
+        gap_ack_blocks: vec![],
+        duplicate_tsn: vec![],
+    };
+    a.handle_sack(&sack, now)?;
+    assert_eq!(a.state(), AssociationState::ShutdownAckSent);
+    assert!(a.will_send_shutdown_ack);
+
+    // An ack beyond anything we sent is ignored, as for a SACK.
+    let mut a = association_with_inflight_data(10, now);
+    a.handle_shutdown(&ChunkShutdown { cumulative_tsn_ack: 99 }, now)?;
+    assert_eq!(a.cumulative_tsn_ack_point, 10);
+    assert_eq!(a.state(), AssociationState::ShutdownReceived);
+    Ok(())
+}

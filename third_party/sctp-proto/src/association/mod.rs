@@ -1707,7 +1707,7 @@ impl Association {
         } else if let Some(c) = chunk_any.downcast_ref::<ChunkIForwardTsn>() {
             self.handle_i_forward_tsn(c)?
         } else if let Some(c) = chunk_any.downcast_ref::<ChunkShutdown>() {
-            self.handle_shutdown(c)?
+            self.handle_shutdown(c, now)?
         } else if let Some(c) = chunk_any.downcast_ref::<ChunkShutdownAck>() {
             self.handle_shutdown_ack(c)?
         } else if let Some(c) = chunk_any.downcast_ref::<ChunkShutdownComplete>() {
@@ -2769,10 +2769,32 @@ impl Association {
         Ok(reply)
     }
 
-    fn handle_shutdown(&mut self, _: &ChunkShutdown) -> Result<Vec<Packet>> {
+    fn handle_shutdown(&mut self, c: &ChunkShutdown, now: Instant) -> Result<Vec<Packet>> {
         let state = self.state();
 
-        if state == AssociationState::Established {
+        // RFC 4960 §9.2: the receiver of a SHUTDOWN checks its Cumulative TSN Ack to learn
+        // which of our outstanding DATA the peer has received; §6.2 lets a SHUTDOWN stand
+        // for a SACK's cumulative ack (the peer may be delaying its SACK, usually 200 ms).
+        // Without this our last DATA stays "in flight": we retransmit it and never send
+        // SHUTDOWN ACK. An older or out-of-range ack is ignored, as for a SACK (§6.2.1 D i).
+        if (state == AssociationState::Established
+            || state == AssociationState::ShutdownPending
+            || state == AssociationState::ShutdownReceived)
+            && sna32gt(c.cumulative_tsn_ack, self.cumulative_tsn_ack_point)
+            && sna32lt(c.cumulative_tsn_ack, self.my_next_tsn)
+        {
+            let inflight = self.outbound_queue.inflight_bytes() as u32;
+            let as_sack = ChunkSelectiveAck {
+                cumulative_tsn_ack: c.cumulative_tsn_ack,
+                // Keep the peer's window as we last knew it (a SHUTDOWN carries none).
+                advertised_receiver_window_credit: self.rwnd.saturating_add(inflight),
+                gap_ack_blocks: vec![],
+                duplicate_tsn: vec![],
+            };
+            self.handle_sack(&as_sack, now)?;
+        }
+
+        if state == AssociationState::Established || state == AssociationState::ShutdownPending {
             if self.outbound_queue.inflight_len() != 0 {
                 self.set_state(AssociationState::ShutdownReceived);
             } else {
