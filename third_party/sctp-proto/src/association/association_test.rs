@@ -5965,3 +5965,30 @@ fn test_shutdown_cumulative_tsn_ack_acknowledges_data() -> Result<()> {
     assert_eq!(a.state(), AssociationState::ShutdownReceived);
     Ok(())
 }
+
+/// RFC 4960 §9.2: the SHUTDOWN sender, on SHUTDOWN ACK, sends SHUTDOWN COMPLETE and removes
+/// the association: its user sees the association end.
+#[test]
+fn test_shutdown_ack_completes_close() -> Result<()> {
+    let now = Instant::now();
+    let mut a = Association {
+        state: AssociationState::ShutdownSent,
+        ..Default::default()
+    };
+    a.handle_shutdown_ack(&ChunkShutdownAck {})?;
+    let (raw, _) = a.gather_outbound_shutdown_packets(vec![], now);
+    assert_eq!(raw.len(), 1);
+    let packet = Packet::unmarshal(&raw[0])?;
+    assert!(
+        packet.chunks[0]
+            .as_any()
+            .downcast_ref::<ChunkShutdownComplete>()
+            .is_some()
+    );
+    assert_eq!(a.state(), AssociationState::Closed);
+    assert!(
+        core::iter::from_fn(|| a.poll()).any(|e| matches!(e, Event::AssociationLost { .. })),
+        "AssociationLost reported"
+    );
+    Ok(())
+}

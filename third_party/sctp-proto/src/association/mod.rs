@@ -3956,6 +3956,11 @@ impl Association {
             {
                 raw_packets.push(raw);
                 ok = false;
+                // RFC 4960 §9.2: having sent SHUTDOWN COMPLETE, the SHUTDOWN sender
+                // "shall ... remove all record of the association". Without this the
+                // association stayed in SHUTDOWN-SENT (T2 stopped) and its user never
+                // learned that the graceful close had completed.
+                let _ = self.close();
             } else {
                 warn!(
                     "[{}] failed to serialize a ShutdownComplete packet",
