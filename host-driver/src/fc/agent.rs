@@ -36,6 +36,8 @@ pub enum AgentError {
     Timeout(Duration, &'static str),
     #[error("association lost: {0}")]
     Lost(String),
+    #[error("the peer aborted the association (SCTP ABORT): {0}")]
+    Aborted(String),
     #[error("stream {0} is not assigned to this client")]
     NotAssigned(u16),
 }
@@ -314,6 +316,9 @@ const MAX_EARLY: usize = 64;
 /// dropped and counted).
 const MAX_ANSWERS: usize = 256;
 pub const MAX_INBOX: usize = 8192;
+/// How long [`Client::close`] waits for the graceful end: a few RTO.Min (1 s) so that a lost
+/// SHUTDOWN or SHUTDOWN ACK can be retransmitted (T2-shutdown, RFC 4960 §9.2).
+pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 
 #[derive(Clone, Debug)]
 pub struct ClientConfig {
@@ -704,16 +709,37 @@ impl Client {
         }
     }
 
-    /// Ends the association gracefully.
+    /// Ends the association gracefully: SHUTDOWN, then waits (up to [`CLOSE_TIMEOUT`]) for
+    /// the SHUTDOWN ACK / SHUTDOWN COMPLETE exchange (RFC 4960 §9.2). An ABORT from the peer
+    /// instead, or no end in time, is an error.
     pub fn close(mut self) -> Result<(), AgentError> {
+        if let Some(r) = self.lost.take() {
+            return Err(AgentError::Lost(r));
+        }
         self.transport.close(self.assoc)?;
-        let end = Instant::now() + Duration::from_millis(500);
-        while Instant::now() < end && self.transport.is_established(self.assoc) {
-            if self.transport.poll(Duration::from_millis(10)).is_err() {
-                break;
+        let end = Instant::now() + CLOSE_TIMEOUT;
+        loop {
+            self.transport.poll(Duration::from_millis(10))?;
+            while let Some(ev) = self.transport.next_event() {
+                if let TransportEvent::Lost {
+                    assoc,
+                    reason,
+                    aborted,
+                } = ev
+                {
+                    if assoc != self.assoc {
+                        continue;
+                    }
+                    if aborted {
+                        return Err(AgentError::Aborted(reason));
+                    }
+                    return Ok(());
+                }
+            }
+            if Instant::now() >= end {
+                return Err(AgentError::Timeout(CLOSE_TIMEOUT, "the SHUTDOWN to complete"));
             }
         }
-        Ok(())
     }
 
     /// Drops the association without a word to the server, as a crashing host does; returns

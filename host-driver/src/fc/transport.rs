@@ -63,6 +63,9 @@ pub enum TransportEvent {
     Lost {
         assoc: AssociationHandle,
         reason: String,
+        /// The peer sent an ABORT chunk (the stack reports a graceful end and an ABORT with
+        /// the same reason, so the transport looks at the chunks itself).
+        aborted: bool,
     },
 }
 
@@ -84,9 +87,14 @@ impl Default for SctpUdpConfig {
     fn default() -> SctpUdpConfig {
         SctpUdpConfig {
             streams: 64,
-            rto_initial_ms: 200,
-            rto_min_ms: 50,
-            rto_max_ms: 2_000,
+            // RTO.Min is RFC 4960's 1 s (§15). It must stay above the peer's delayed-SACK
+            // time (200 ms in usrsctp and Linux, up to 500 ms allowed by §6.2): with the
+            // old 50 ms the last DATA of every burst was retransmitted before its SACK
+            // could arrive. RTO.Initial is 1 s rather than 3 s (loopback and LAN use;
+            // never below RTO.Min), RTO.Max 10 s rather than 60 s for the same reason.
+            rto_initial_ms: 1_000,
+            rto_min_ms: 1_000,
+            rto_max_ms: 10_000,
             sctp_port: 5000,
             receive_buffer: 4 * 1024 * 1024,
         }
@@ -122,6 +130,10 @@ pub struct SctpUdp {
     /// Datagrams sent and received, for reports.
     pub datagrams_sent: u64,
     pub datagrams_received: u64,
+    /// Retransmission events (T3-rtx timeouts + fast retransmits) of associations that ended.
+    ended_retransmissions: u64,
+    /// Associations an ABORT chunk arrived for.
+    aborted: std::collections::HashSet<AssociationHandle>,
 }
 
 impl SctpUdp {
@@ -149,6 +161,8 @@ impl SctpUdp {
             buf: vec![0; MAX_DATAGRAM],
             datagrams_sent: 0,
             datagrams_received: 0,
+            ended_retransmissions: 0,
+            aborted: Default::default(),
         })
     }
 
@@ -224,7 +238,9 @@ impl SctpUdp {
 
     /// Forgets an association without telling the peer, as a crashed host would.
     pub fn forget(&mut self, assoc: AssociationHandle) {
-        self.assocs.remove(&assoc);
+        if let Some(a) = self.assocs.remove(&assoc) {
+            self.ended_retransmissions += retransmissions_of(&a);
+        }
         self.open.remove(&assoc);
     }
 
@@ -236,6 +252,17 @@ impl SctpUdp {
         self.flush()?;
         self.forget(assoc);
         Ok(())
+    }
+
+    /// Retransmission events so far (T3-rtx timeouts and fast retransmits, RFC 4960 §6.3.3,
+    /// §7.2.4), of live and ended associations. On a lossless loopback any is spurious.
+    pub fn retransmissions(&self) -> u64 {
+        self.ended_retransmissions
+            + self
+                .assocs
+                .values()
+                .map(|a| retransmissions_of(a))
+                .sum::<u64>()
     }
 
     pub fn next_event(&mut self) -> Option<TransportEvent> {
@@ -301,6 +328,9 @@ impl SctpUdp {
                 });
             }
             Some((h, DatagramEvent::AssociationEvent(ev))) => {
+                if carries_abort(&self.buf[..n]) {
+                    self.aborted.insert(h);
+                }
                 if let Some(a) = self.assocs.get_mut(&h) {
                     a.handle_event(ev);
                 }
@@ -363,14 +393,19 @@ impl SctpUdp {
         for (h, reason) in gone {
             // Send what the association still has (an ABORT or SHUTDOWN-COMPLETE) first.
             if let Some(mut a) = self.assocs.remove(&h) {
+                self.ended_retransmissions += retransmissions_of(&a);
                 let now = Instant::now();
                 while let Some(t) = a.poll_transmit(now) {
                     self.send_transmit(t)?;
                 }
             }
             self.open.remove(&h);
-            self.events
-                .push_back(TransportEvent::Lost { assoc: h, reason });
+            let aborted = self.aborted.remove(&h);
+            self.events.push_back(TransportEvent::Lost {
+                assoc: h,
+                reason,
+                aborted,
+            });
         }
         Ok(())
     }
@@ -409,5 +444,50 @@ impl SctpUdp {
             }
         }
         Ok(())
+    }
+}
+
+fn retransmissions_of(a: &Association) -> u64 {
+    let mut st = a.stats();
+    st.get_num_t3timeouts() + st.get_num_fast_retrans()
+}
+
+/// SCTP chunk type ABORT (RFC 4960 §3.3.7).
+const CHUNK_ABORT: u8 = 6;
+
+/// Whether an SCTP packet (common header, then chunks, §3) holds an ABORT chunk. A malformed
+/// chunk list ends the scan (the stack drops such packets anyway).
+fn carries_abort(packet: &[u8]) -> bool {
+    let mut at = 12;
+    while at + 4 <= packet.len() {
+        let len = u16::from_be_bytes([packet[at + 2], packet[at + 3]]) as usize;
+        if packet[at] == CHUNK_ABORT {
+            return true;
+        }
+        if len < 4 {
+            return false;
+        }
+        at += (len + 3) & !3;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn abort_chunk_found_among_chunks() {
+        let header = [0u8; 12];
+        let sack = [3u8, 0, 0, 16, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0];
+        let abort = [6u8, 0, 0, 4];
+        let odd = [0u8, 3, 0, 5, 9, 0, 0, 0]; // DATA-typed, length 5, padded to 8
+        let cat = |parts: &[&[u8]]| parts.concat();
+        assert!(carries_abort(&cat(&[&header, &abort])));
+        assert!(carries_abort(&cat(&[&header, &sack, &odd, &abort])));
+        assert!(!carries_abort(&cat(&[&header, &sack, &odd])));
+        assert!(!carries_abort(&header));
+        // A zero length ends the scan instead of looping.
+        assert!(!carries_abort(&cat(&[&header, &[0u8, 0, 0, 0], &abort])));
     }
 }
