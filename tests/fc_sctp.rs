@@ -80,10 +80,10 @@ impl Server {
             while !stop2.load(Ordering::Relaxed) {
                 agent.run_once(Duration::from_millis(5)).unwrap();
                 while let Ok(reply) = qrx.try_recv() {
-                    reply.send((agent.stats, agent.sessions())).unwrap();
+                    reply.send((agent.stats(), agent.sessions())).unwrap();
                 }
             }
-            agent.stats
+            agent.stats()
         });
         Server {
             addr: rx.recv().unwrap(),

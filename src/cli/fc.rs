@@ -570,7 +570,7 @@ fn demo(a: DemoArgs) -> anyhow::Result<()> {
             )?;
             tx.send(agent.local_addr()?)?;
             agent.run(&stop2)?;
-            Ok(agent.stats)
+            Ok(agent.stats())
         },
     );
     let addr = rx

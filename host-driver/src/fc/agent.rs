@@ -1,27 +1,22 @@
-//! The two ends of FC/SCTP: the server agent, which bridges assigned streams to (simulated)
-//! physical FC ports, and the client, which asks for streams on stream 0 and sends frames on
-//! them.
-//!
-//! The server answers management requests ([`StreamManager`]), admits data frames (time limit,
-//! credit), constructs each frame's FC form — the CRC regenerated through the [`Offload`]
-//! backend when the prefix's N bit says it is not valid — and hands it to the port; frames the
-//! port sends back go to the client on the same stream, carrying returned credit. A peer that
-//! opens a new association from the address of a live one has restarted: its old association
-//! and streams are dropped.
+//! The I/O drivers of the two ends of FC/SCTP, over SCTP/UDP ([`SctpUdp`]): the server agent
+//! and the client. The protocol is in the sans-IO cores, [`ServerCore`] and [`ClientCore`];
+//! these hold the socket and the clock, feed the cores the transport's events with the time,
+//! send what the cores queue, and do the waiting (association up, answers, credit, close).
 
-use super::credit::ClientCredit;
+pub use super::client::{AssignOutcome, ClientStats, MAX_INBOX};
+pub use super::server::AgentStats;
+
+use super::client::ClientCore;
 use super::fcp::{command_frame, FcpCmnd, FcpRsp, ReadExchange, SimPort, BLOCK_LEN};
 use super::frame::FcFrame;
-use super::mgmt::{AssignStream, MgmtBody, MgmtMessage, Request, Response, Revision};
-use super::prefix::{Encapsulated, Prefix};
-use super::stream::{
-    check_answer, now_ms, request_header, Admit, Assignment, ServerConfig, StreamManager,
-    MGMT_STREAM,
-};
+use super::mgmt::{MgmtBody, MgmtMessage, Request, Response, Revision};
+use super::prefix::Prefix;
+use super::server::{ServerAction, ServerCore};
+use super::stream::{check_answer, now_ms, Assignment, ServerConfig};
 use super::transport::{AssocId, SctpUdp, SctpUdpConfig, TransportError, TransportEvent};
-use super::{FcError, Oss};
+use super::FcError;
 use crate::Offload;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -38,46 +33,12 @@ pub enum AgentError {
     Lost(String),
     #[error("the peer aborted the association (SCTP ABORT): {0}")]
     Aborted(String),
-    #[error("stream {0} is not assigned to this client")]
-    NotAssigned(u16),
 }
 
-/// Counters of the server agent.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct AgentStats {
-    pub associations: u64,
-    /// Peers that came back with a new association while the old one was alive.
-    pub restarts: u64,
-    pub mgmt_requests: u64,
-    pub frames_in: u64,
-    pub frames_to_port: u64,
-    pub frames_from_port: u64,
-    pub stale_dropped: u64,
-    pub credit_overruns: u64,
-    /// Frames whose CRC the agent constructed (N bit set).
-    pub crc_regenerated: u64,
-    /// Frames dropped for a bad CRC or a malformed prefix/frame.
-    pub bad_frames: u64,
-    /// Frames on streams not assigned to the association.
-    pub unassigned: u64,
-}
-
-struct Session {
-    peer: SocketAddr,
-    streams: StreamManager,
-}
-
-/// The server agent.
+/// The server agent: a [`ServerCore`] on an SCTP/UDP endpoint.
 pub struct ServerAgent {
     transport: SctpUdp,
-    config: ServerConfig,
-    ports: BTreeMap<u16, SimPort>,
-    sessions: HashMap<AssocId, Session>,
-    offload: Box<dyn Offload>,
-    /// Every frame handed to or taken from a port, in FC link form (SOF · … · EOF), when
-    /// capturing.
-    capture: Option<Vec<Vec<u8>>>,
-    pub stats: AgentStats,
+    core: ServerCore<AssocId>,
 }
 
 impl ServerAgent {
@@ -91,12 +52,7 @@ impl ServerAgent {
     ) -> Result<ServerAgent, AgentError> {
         Ok(ServerAgent {
             transport: SctpUdp::bind(addr, true, transport)?,
-            config,
-            ports,
-            sessions: HashMap::new(),
-            offload,
-            capture: None,
-            stats: AgentStats::default(),
+            core: ServerCore::new(config, ports, offload),
         })
     }
 
@@ -104,28 +60,31 @@ impl ServerAgent {
         Ok(self.transport.local_addr()?)
     }
 
+    /// The protocol core (counters, capture, assignments).
+    pub fn core(&mut self) -> &mut ServerCore<AssocId> {
+        &mut self.core
+    }
+
+    pub fn stats(&self) -> AgentStats {
+        self.core.stats
+    }
+
     /// Starts keeping the FC form of every frame bridged.
     pub fn capture(&mut self) {
-        self.capture = Some(Vec::new());
+        self.core.capture();
     }
 
     pub fn take_capture(&mut self) -> Vec<Vec<u8>> {
-        self.capture
-            .as_mut()
-            .map(std::mem::take)
-            .unwrap_or_default()
+        self.core.take_capture()
     }
 
     /// The assignments of every live association, by peer.
     pub fn assignments(&self) -> Vec<(SocketAddr, Vec<Assignment>)> {
-        self.sessions
-            .values()
-            .map(|s| (s.peer, s.streams.assignments().cloned().collect()))
-            .collect()
+        self.core.assignments()
     }
 
     pub fn sessions(&self) -> usize {
-        self.sessions.len()
+        self.core.sessions()
     }
 
     /// Runs until `stop` is set.
@@ -136,186 +95,42 @@ impl ServerAgent {
         Ok(())
     }
 
-    /// One round: I/O, then every event handled, then pending credit returned.
+    /// One round: I/O, then every event handled, then pending credit returned, then what the
+    /// core queued sent.
     pub fn run_once(&mut self, timeout: Duration) -> Result<(), AgentError> {
         self.transport.poll(timeout)?;
         while let Some(ev) = self.transport.next_event() {
             match ev {
-                TransportEvent::Incoming { assoc, peer } => self.on_incoming(assoc, peer)?,
+                TransportEvent::Incoming { assoc, peer } => self.core.on_incoming(assoc, peer),
                 TransportEvent::Connected { .. } => {}
                 TransportEvent::Message {
                     assoc,
                     stream,
                     data,
-                } => self.on_message(assoc, stream, &data)?,
-                TransportEvent::Lost { assoc, .. } => {
-                    self.sessions.remove(&assoc);
-                }
+                } => self.core.on_message(assoc, stream, &data, now_ms())?,
+                TransportEvent::Lost { assoc, .. } => self.core.on_lost(assoc),
             }
+            self.flush()?;
         }
-        self.return_credit()?;
-        Ok(())
+        self.core.return_credit(now_ms())?;
+        self.flush()
     }
 
-    fn on_incoming(&mut self, assoc: AssocId, peer: SocketAddr) -> Result<(), AgentError> {
-        self.stats.associations += 1;
-        let old: Vec<AssocId> = self
-            .sessions
-            .iter()
-            .filter(|(_, s)| s.peer == peer)
-            .map(|(a, _)| *a)
-            .collect();
-        for a in old {
-            self.stats.restarts += 1;
-            self.sessions.remove(&a);
-            self.transport.abort(a)?;
-        }
-        self.sessions.insert(
-            assoc,
-            Session {
-                peer,
-                streams: StreamManager::new(self.config.clone()),
-            },
-        );
-        Ok(())
-    }
-
-    fn on_message(&mut self, assoc: AssocId, stream: u16, data: &[u8]) -> Result<(), AgentError> {
-        let Some(session) = self.sessions.get_mut(&assoc) else {
-            return Ok(());
-        };
-        if stream == MGMT_STREAM {
-            self.stats.mgmt_requests += 1;
-            if let Some(answer) = session.streams.handle_bytes(data) {
-                self.transport.send(assoc, MGMT_STREAM, &answer)?;
+    fn flush(&mut self) -> Result<(), AgentError> {
+        while let Some(a) = self.core.poll_action() {
+            match a {
+                ServerAction::Send {
+                    assoc,
+                    stream,
+                    data,
+                } => self.transport.send(assoc, stream, &data)?,
+                ServerAction::Abort { assoc } => self.transport.abort(assoc)?,
             }
-            return Ok(());
-        }
-        let msg = match Encapsulated::decode_with(data, self.offload.as_mut()) {
-            Ok(m) => m,
-            Err(_) => {
-                self.stats.bad_frames += 1;
-                // The frame still used a credit: return it.
-                if let Some(a) = session.streams.assignment_mut(stream) {
-                    if a.credit.on_frame() {
-                        a.credit.on_freed();
-                    }
-                }
-                return Ok(());
-            }
-        };
-        let (prefix, frame) = match msg {
-            Encapsulated::Signal { prefix } => {
-                if let Some(a) = session.streams.assignment_mut(stream) {
-                    a.credit.on_client_prefix(&prefix);
-                }
-                return Ok(());
-            }
-            Encapsulated::Frame { prefix, frame } => (prefix, frame),
-        };
-        self.stats.frames_in += 1;
-        let port = match session
-            .streams
-            .admit(stream, &prefix, frame.payload.len(), now_ms())
-        {
-            Admit::Deliver { port } => port,
-            Admit::Stale { .. } => {
-                self.stats.stale_dropped += 1;
-                return Ok(());
-            }
-            Admit::NoCredit => {
-                self.stats.credit_overruns += 1;
-                return Ok(());
-            }
-            Admit::Unassigned => {
-                self.stats.unassigned += 1;
-                return Ok(());
-            }
-        };
-        if prefix.crc_invalid {
-            self.stats.crc_regenerated += 1;
-        }
-        // Bridge: the FC link form, CRC constructed by the offload backend, then the port.
-        let wire = frame.encode_delimited_with(self.offload.as_mut())?;
-        let delivered = FcFrame::decode_delimited_with(&wire, self.offload.as_mut())?;
-        if let Some(c) = self.capture.as_mut() {
-            c.push(wire);
-        }
-        self.stats.frames_to_port += 1;
-        let answers = self
-            .ports
-            .get_mut(&port)
-            .map(|p| p.deliver(delivered))
-            .unwrap_or_default();
-        let a = session
-            .streams
-            .assignment_mut(stream)
-            .expect("admitted on an assigned stream");
-        a.credit.on_freed();
-        for f in answers {
-            let mut p = Prefix {
-                timestamp_ms: now_ms(),
-                ..Default::default()
-            };
-            a.credit.stamp(&mut p);
-            if let Some(c) = self.capture.as_mut() {
-                c.push(f.encode_delimited_with(self.offload.as_mut())?);
-            }
-            let bytes = Encapsulated::Frame {
-                prefix: p,
-                frame: f,
-            }
-            .encode_with(self.offload.as_mut())?;
-            self.stats.frames_from_port += 1;
-            self.transport.send(assoc, stream, &bytes)?;
-        }
-        Ok(())
-    }
-
-    /// Sends a frameless prefix on every stream with credit still to return.
-    fn return_credit(&mut self) -> Result<(), AgentError> {
-        let mut out = Vec::new();
-        for (assoc, s) in self.sessions.iter_mut() {
-            for a in s.streams.assignments_mut() {
-                if a.credit.pending() {
-                    let mut p = Prefix {
-                        timestamp_ms: now_ms(),
-                        oss: Oss::None,
-                        ..Default::default()
-                    };
-                    a.credit.stamp(&mut p);
-                    out.push((
-                        *assoc,
-                        a.stream,
-                        Encapsulated::Signal { prefix: p }.encode()?,
-                    ));
-                }
-            }
-        }
-        for (assoc, stream, bytes) in out {
-            self.transport.send(assoc, stream, &bytes)?;
         }
         Ok(())
     }
 }
 
-/// What the server answered to Assign Stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AssignOutcome {
-    pub response: Response,
-    /// The stream assigned (0 unless Good).
-    pub stream: u16,
-    pub priority: u8,
-    pub time_limit_ms: u32,
-}
-
-/// Early credit prefixes kept per unknown stream, and unknown streams kept.
-const MAX_EARLY: usize = 64;
-/// Management answers kept unclaimed, and frames kept per stream until taken: a peer cannot
-/// make the client buffer without bound (beyond these, the oldest answer or the new frame is
-/// dropped and counted).
-const MAX_ANSWERS: usize = 256;
-pub const MAX_INBOX: usize = 8192;
 /// How long [`Client::close`] waits for the graceful end: a few RTO.Min (1 s) so that a lost
 /// SHUTDOWN or SHUTDOWN ACK can be retransmitted (T2-shutdown, RFC 4960 §9.2).
 pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -344,35 +159,13 @@ impl Default for ClientConfig {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ClientStats {
-    pub frames_sent: u64,
-    pub frames_received: u64,
-    pub signals_received: u64,
-    pub bad_messages: u64,
-    /// Frames dropped because the stream's inbox was full (see [`MAX_INBOX`]).
-    pub inbox_overflows: u64,
-}
-
-struct ClientStream {
-    credit: ClientCredit,
-    inbox: VecDeque<(Prefix, FcFrame)>,
-}
-
-/// The client end.
+/// The client end: a [`ClientCore`] on an SCTP/UDP association.
 pub struct Client {
     transport: SctpUdp,
     assoc: AssocId,
     config: ClientConfig,
-    next_tag: u16,
-    answers: VecDeque<MgmtMessage>,
-    streams: HashMap<u16, ClientStream>,
-    /// Credit prefixes that came on a stream before its Assign Stream answer (SCTP delivers
-    /// unordered across streams), replayed when the answer comes.
-    early: HashMap<u16, Vec<Prefix>>,
-    offload: Box<dyn Offload>,
+    core: ClientCore,
     lost: Option<String>,
-    pub stats: ClientStats,
 }
 
 impl Client {
@@ -385,17 +178,13 @@ impl Client {
     ) -> Result<Client, AgentError> {
         let mut transport = SctpUdp::bind(local, false, config.transport.clone())?;
         let assoc = transport.connect(server)?;
+        let core = ClientCore::new(config.login_credit, config.crc_invalid, offload);
         let mut c = Client {
             transport,
             assoc,
             config,
-            next_tag: 1,
-            answers: VecDeque::new(),
-            streams: HashMap::new(),
-            early: HashMap::new(),
-            offload,
+            core,
             lost: None,
-            stats: ClientStats::default(),
         };
         let timeout = c.config.timeout;
         c.wait(timeout, "the association", |c| {
@@ -408,55 +197,27 @@ impl Client {
         Ok(self.transport.local_addr()?)
     }
 
+    /// The client's counters.
+    pub fn stats(&self) -> ClientStats {
+        self.core.stats
+    }
+
+    /// Sends what the core queued.
+    fn flush(&mut self) -> Result<(), AgentError> {
+        while let Some((stream, bytes)) = self.core.poll_send() {
+            self.transport.send(self.assoc, stream, &bytes)?;
+        }
+        Ok(())
+    }
+
     /// One round of I/O; messages are sorted into answers and per-stream inboxes.
     pub fn poll(&mut self, timeout: Duration) -> Result<(), AgentError> {
+        self.flush()?;
         self.transport.poll(timeout)?;
         while let Some(ev) = self.transport.next_event() {
             match ev {
-                TransportEvent::Message {
-                    stream: MGMT_STREAM,
-                    data,
-                    ..
-                } => match MgmtMessage::decode_response(&data) {
-                    Ok(m) => {
-                        if self.answers.len() >= MAX_ANSWERS {
-                            self.answers.pop_front();
-                            self.stats.bad_messages += 1;
-                        }
-                        self.answers.push_back(m)
-                    }
-                    Err(_) => self.stats.bad_messages += 1,
-                },
                 TransportEvent::Message { stream, data, .. } => {
-                    let Some(s) = self.streams.get_mut(&stream) else {
-                        match Encapsulated::decode_with(&data, self.offload.as_mut()) {
-                            Ok(Encapsulated::Signal { prefix }) => {
-                                let known = self.early.len();
-                                let early = self.early.entry(stream).or_default();
-                                if early.len() < MAX_EARLY && known <= MAX_EARLY {
-                                    early.push(prefix);
-                                }
-                            }
-                            _ => self.stats.bad_messages += 1,
-                        }
-                        continue;
-                    };
-                    match Encapsulated::decode_with(&data, self.offload.as_mut()) {
-                        Ok(Encapsulated::Frame { prefix, frame }) => {
-                            s.credit.on_server_prefix(&prefix);
-                            self.stats.frames_received += 1;
-                            if s.inbox.len() < MAX_INBOX {
-                                s.inbox.push_back((prefix, frame));
-                            } else {
-                                self.stats.inbox_overflows += 1;
-                            }
-                        }
-                        Ok(Encapsulated::Signal { prefix }) => {
-                            s.credit.on_server_prefix(&prefix);
-                            self.stats.signals_received += 1;
-                        }
-                        Err(_) => self.stats.bad_messages += 1,
-                    }
+                    self.core.on_message(stream, &data)
                 }
                 TransportEvent::Lost { reason, .. } => self.lost = Some(reason),
                 TransportEvent::Incoming { .. } | TransportEvent::Connected { .. } => {}
@@ -498,18 +259,16 @@ impl Client {
         body: MgmtBody,
         revision: Revision,
     ) -> Result<MgmtMessage, AgentError> {
-        let tag = self.next_tag;
-        self.next_tag = self.next_tag.wrapping_add(1);
-        let header = request_header(tag, revision, request);
-        let bytes = MgmtMessage { header, body }.encode()?;
-        self.transport.send(self.assoc, MGMT_STREAM, &bytes)?;
-        let timeout = self.config.timeout;
-        let answer = self.wait(timeout, "a management answer", |c| {
-            let i = c.answers.iter().position(|m| m.header.tag == tag)?;
-            c.answers.remove(i)
-        })?;
+        let header = self.core.start_request(request, body, revision)?;
+        let answer = self.wait_answer(header.tag)?;
         check_answer(&header, &answer)?;
         Ok(answer)
+    }
+
+    fn wait_answer(&mut self, tag: u16) -> Result<MgmtMessage, AgentError> {
+        self.flush()?;
+        let timeout = self.config.timeout;
+        self.wait(timeout, "a management answer", |c| c.core.take_answer(tag))
     }
 
     /// Report Supported Revisions.
@@ -543,41 +302,17 @@ impl Client {
         time_limit_ms: u32,
         revision: Revision,
     ) -> Result<AssignOutcome, AgentError> {
-        let body = MgmtBody::Assign(AssignStream {
-            port_or_stream: port,
-            priority,
-            time_limit_ms,
-        });
-        let answer = self.request_with_revision(Request::AssignStream, body, revision)?;
-        let MgmtBody::Assign(a) = answer.body else {
-            return Err(FcError::UnexpectedAnswer {
-                tag: answer.header.tag,
-            }
-            .into());
-        };
-        let outcome = AssignOutcome {
-            response: answer.header.response,
-            stream: a.port_or_stream,
-            priority: a.priority,
-            time_limit_ms: a.time_limit_ms,
-        };
+        let header = self
+            .core
+            .start_assign(port, priority, time_limit_ms, revision)?;
+        let answer = self.wait_answer(header.tag)?;
+        let outcome = self.core.finish_assign(&header, answer)?;
         if outcome.response == Response::Good {
-            let mut credit = ClientCredit::new(self.config.login_credit);
-            for p in self.early.remove(&outcome.stream).unwrap_or_default() {
-                credit.on_server_prefix(&p);
-            }
-            self.streams.insert(
-                outcome.stream,
-                ClientStream {
-                    credit,
-                    inbox: VecDeque::new(),
-                },
-            );
             // The stream is usable once the server has asserted login credit on it.
             let timeout = self.config.timeout;
             let stream = outcome.stream;
             self.wait(timeout, "login credit on the new stream", |c| {
-                c.streams[&stream].credit.asserted().then_some(())
+                c.core.stream_ready(stream).then_some(())
             })?;
         }
         Ok(outcome)
@@ -590,14 +325,14 @@ impl Client {
             .header
             .response;
         if r == Response::Good {
-            self.streams.remove(&stream);
+            self.core.released(stream);
         }
         Ok(r)
     }
 
     /// Credit left on a stream.
     pub fn credit(&self, stream: u16) -> Option<u32> {
-        self.streams.get(&stream).map(|s| s.credit.available())
+        self.core.credit(stream)
     }
 
     /// Sends a frame now if the stream has credit (false if not), stamped `timestamp_ms`.
@@ -607,41 +342,17 @@ impl Client {
         frame: &FcFrame,
         timestamp_ms: u32,
     ) -> Result<bool, AgentError> {
-        let s = self
-            .streams
-            .get_mut(&stream)
-            .ok_or(AgentError::NotAssigned(stream))?;
-        if !s.credit.take() {
-            return Ok(false);
-        }
-        let mut p = Prefix {
-            timestamp_ms,
-            crc_invalid: self.config.crc_invalid,
-            ..Default::default()
-        };
-        s.credit.stamp(&mut p);
-        let bytes = Encapsulated::Frame {
-            prefix: p,
-            frame: frame.clone(),
-        }
-        .encode_with(self.offload.as_mut())?;
-        self.transport.send(self.assoc, stream, &bytes)?;
-        self.stats.frames_sent += 1;
-        Ok(true)
+        let sent = self.core.try_send_frame_at(stream, frame, timestamp_ms)?;
+        self.flush()?;
+        Ok(sent)
     }
 
     /// Sends a chunk's octets as given on `stream`, using a credit as a frame does (false if
     /// none is left): for checking how a peer treats malformed or corrupted chunks.
     pub fn send_raw(&mut self, stream: u16, chunk: &[u8]) -> Result<bool, AgentError> {
-        let s = self
-            .streams
-            .get_mut(&stream)
-            .ok_or(AgentError::NotAssigned(stream))?;
-        if !s.credit.take() {
-            return Ok(false);
-        }
-        self.transport.send(self.assoc, stream, chunk)?;
-        Ok(true)
+        let sent = self.core.send_raw(stream, chunk)?;
+        self.flush()?;
+        Ok(sent)
     }
 
     pub fn try_send_frame(&mut self, stream: u16, frame: &FcFrame) -> Result<bool, AgentError> {
@@ -663,7 +374,7 @@ impl Client {
 
     /// The next frame received on `stream`, if one is waiting.
     pub fn take_frame(&mut self, stream: u16) -> Option<(Prefix, FcFrame)> {
-        self.streams.get_mut(&stream)?.inbox.pop_front()
+        self.core.take_frame(stream)
     }
 
     /// Waits up to `timeout` for a frame on `stream`.

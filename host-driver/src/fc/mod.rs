@@ -10,11 +10,14 @@
 //!   limits, stale-frame drops); [`credit`]: C/Tcredit accounting;
 //! - [`fcp`]: Class 3 SCSI-FCP framing and a simulated FC port with an FCP target;
 //! - [`transport`]: SCTP over UDP (RFC 6951) with the user-space `sctp-proto` stack;
-//! - [`agent`]: the server agent (bridging to the simulated port) and the client.
+//! - [`server`], [`client`]: the two ends' protocol cores, sans-IO (the server agent bridging
+//!   to the simulated port; the client's requests, credit and inboxes);
+//! - [`agent`]: their I/O drivers over [`transport`].
 //!
 //! [`Offload`]: crate::Offload
 
 pub mod agent;
+pub mod client;
 pub mod credit;
 pub mod delimiter;
 pub mod fcp;
@@ -22,6 +25,7 @@ pub mod frame;
 pub mod header;
 pub mod mgmt;
 pub mod prefix;
+pub mod server;
 pub mod stream;
 pub mod transport;
 
@@ -79,6 +83,8 @@ pub enum FcError {
     BadRevisionList { reason: &'static str },
     #[error("management answer with tag {tag} does not match the request")]
     UnexpectedAnswer { tag: u16 },
+    #[error("stream {stream} is not assigned to this client")]
+    NotAssigned { stream: u16 },
     #[error("FCP: {reason}")]
     Fcp { reason: &'static str },
 }
