@@ -179,8 +179,7 @@ impl PartialDecode {
                 _ => return Err(Error::ErrUnmarshalUnknownChunkType),
             };
 
-            let chunk_value_padding = get_padding_size(c.value_length());
-            offset += CHUNK_HEADER_SIZE + c.value_length() + chunk_value_padding;
+            offset = next_chunk(&self.remaining, offset)?;
             chunks.push(c);
         }
 
@@ -267,8 +266,7 @@ impl Packet {
                 _ => return Err(Error::ErrUnmarshalUnknownChunkType),
             };
 
-            let chunk_value_padding = get_padding_size(c.value_length());
-            offset += CHUNK_HEADER_SIZE + c.value_length() + chunk_value_padding;
+            offset = next_chunk(raw, offset)?;
             chunks.push(c);
         }
 
@@ -509,4 +507,16 @@ mod test {
 
         Ok(())
     }
+}
+
+/// The offset of the chunk after the one at `offset`, by the Chunk Length received (plus
+/// padding), not by the length the parsed chunk would marshal to: they differ when parameter
+/// processing stopped at an unrecognized parameter (RFC 4960 §3.2.1), and the next chunk must
+/// still be found (§3.2).
+fn next_chunk(raw: &Bytes, offset: usize) -> Result<usize> {
+    let chunk_len = u16::from_be_bytes([raw[offset + 2], raw[offset + 3]]) as usize;
+    if chunk_len < CHUNK_HEADER_SIZE {
+        return Err(Error::ErrChunkHeaderTooSmall);
+    }
+    Ok(offset + chunk_len + get_padding_size(chunk_len))
 }

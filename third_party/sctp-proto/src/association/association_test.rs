@@ -5992,3 +5992,83 @@ fn test_shutdown_ack_completes_close() -> Result<()> {
     );
     Ok(())
 }
+
+/// RFC 4960 §3.2.2: an INIT's unrecognized parameters that ask for a report come back in
+/// Unrecognized Parameter parameters (type 8) of the INIT ACK, each copied whole.
+#[test]
+fn test_init_ack_reports_unrecognized_parameters() -> Result<()> {
+    let mut a = Association::default();
+    let reported = Bytes::from_static(&[0xc0, 0x42, 0x00, 0x05, 0xaa]);
+    let init = ChunkInit {
+        initiate_tag: 0x1234_5678,
+        num_outbound_streams: 1,
+        num_inbound_streams: 1,
+        initial_tsn: 1,
+        advertised_receiver_window_credit: 65536,
+        unrecognized: vec![reported.clone()],
+        ..Default::default()
+    };
+    let packet = Packet {
+        common_header: CommonHeader::default(),
+        chunks: vec![Box::new(init.clone())],
+    };
+    let out = a.handle_init(&packet, &init)?;
+    let raw = out[0].marshal()?;
+    let out = Packet::unmarshal(&raw)?;
+    let ack = out.chunks[0]
+        .as_any()
+        .downcast_ref::<ChunkInit>()
+        .expect("INIT ACK");
+    let reports: Vec<Bytes> = ack
+        .params
+        .iter()
+        .filter(|p| u16::from(p.header().typ) == 8)
+        .map(|p| p.marshal().unwrap().slice(4..9))
+        .collect();
+    assert_eq!(reports, vec![reported]);
+    Ok(())
+}
+
+/// RFC 4960 §3.2.2, §3.3.10.8: an INIT ACK's unrecognized parameters that ask for a report
+/// go back in an ERROR chunk (cause 8, Unrecognized Parameters) bundled after the COOKIE ECHO.
+#[test]
+fn test_cookie_echo_bundles_unrecognized_parameters_error() -> Result<()> {
+    let now = Instant::now();
+    let mut a = Association {
+        state: AssociationState::CookieWait,
+        ..Default::default()
+    };
+    let init_ack = ChunkInit {
+        is_ack: true,
+        initiate_tag: 0x1234_5678,
+        num_outbound_streams: 1,
+        num_inbound_streams: 1,
+        initial_tsn: 1,
+        advertised_receiver_window_credit: 65536,
+        params: vec![Box::new(ParamStateCookie::new())],
+        unrecognized: vec![
+            Bytes::from_static(&[0x40, 0x43, 0x00, 0x06, 0xbb, 0xcc]),
+            Bytes::from_static(&[0xc0, 0x42, 0x00, 0x04]),
+        ],
+    };
+    let packet = Packet {
+        common_header: CommonHeader::default(),
+        chunks: vec![],
+    };
+    a.handle_init_ack(&packet, &init_ack, now)?;
+    let sent = a.control_queue.back().expect("COOKIE ECHO queued");
+    let raw = sent.marshal()?;
+    let sent = Packet::unmarshal(&raw)?;
+    assert!(sent.chunks[0].as_any().downcast_ref::<ChunkCookieEcho>().is_some());
+    let err = sent.chunks[1]
+        .as_any()
+        .downcast_ref::<ChunkError>()
+        .expect("ERROR bundled after COOKIE ECHO");
+    assert_eq!(err.error_causes.len(), 1);
+    assert_eq!(err.error_causes[0].code, UNRECOGNIZED_PARAMETERS);
+    assert_eq!(
+        err.error_causes[0].raw,
+        Bytes::from_static(&[0x40, 0x43, 0x00, 0x06, 0xbb, 0xcc, 0, 0, 0xc0, 0x42, 0x00, 0x04])
+    );
+    Ok(())
+}

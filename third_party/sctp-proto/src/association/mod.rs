@@ -3,6 +3,7 @@ use crate::association::stats::AssociationStats;
 use crate::chunk::Chunk;
 use crate::chunk::ErrorCauseUnrecognizedChunkType;
 use crate::chunk::USER_INITIATED_ABORT;
+use crate::chunk::{ErrorCause, UNRECOGNIZED_PARAMETERS};
 use crate::chunk::chunk_abort::ChunkAbort;
 use crate::chunk::chunk_cookie_ack::ChunkCookieAck;
 use crate::chunk::chunk_cookie_echo::ChunkCookieEcho;
@@ -26,6 +27,7 @@ use crate::error::{Error, Result};
 use crate::packet::{CommonHeader, Packet};
 use crate::param::Param;
 use crate::param::param_heartbeat_info::ParamHeartbeatInfo;
+use crate::param::param_uknown::ParamUnknown;
 use crate::param::param_outgoing_reset_request::ParamOutgoingResetRequest;
 use crate::param::param_reconfig_response::{ParamReconfigResponse, ReconfigResult};
 use crate::param::param_state_cookie::ParamStateCookie;
@@ -34,7 +36,7 @@ use crate::queue::outbound_queue::OutboundQueue;
 use crate::queue::payload_queue::PayloadQueue;
 use crate::queue::reassembly_queue::ReassemblyQueue;
 use crate::shared::{AssociationEventInner, AssociationId, EndpointEvent, EndpointEventInner};
-use crate::util::{sna16lt, sna32gt, sna32gte, sna32lt, sna32lte};
+use crate::util::{get_padding_size, sna16lt, sna32gt, sna32gte, sna32lt, sna32lte};
 use crate::{AssociationEvent, Payload, Side, Transmit};
 use stream::DataChannelStats;
 use stream::{ReliabilityType, Stream, StreamEvent, StreamId, StreamResetError, StreamState};
@@ -47,7 +49,7 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use core::net::{IpAddr, SocketAddr};
 use core::num::NonZeroU32;
 use core::str::FromStr;
@@ -1787,6 +1789,13 @@ impl Association {
         if let Some(my_cookie) = &self.my_cookie {
             init_ack.params = vec![Box::new(my_cookie.clone())];
         }
+        // RFC 4960 §3.2.2: parameters of the INIT we did not recognize and whose type asks
+        // for a report go back in Unrecognized Parameter parameters of the INIT ACK.
+        for u in &i.unrecognized {
+            init_ack
+                .params
+                .push(Box::new(ParamUnknown::unrecognized(u.clone())));
+        }
 
         init_ack.set_supported_extensions();
 
@@ -1846,6 +1855,20 @@ impl Association {
             });
 
             self.send_cookie_echo()?;
+            // RFC 4960 §3.2.2, §3.3.10.8: parameters of the INIT ACK we did not recognize and
+            // whose type asks for a report go back in an ERROR chunk (cause Unrecognized
+            // Parameters) bundled with the COOKIE ECHO, which stays first in the packet.
+            if !i.unrecognized.is_empty() {
+                let cause = ErrorCause {
+                    code: UNRECOGNIZED_PARAMETERS,
+                    raw: unrecognized_parameters_cause(&i.unrecognized),
+                };
+                if let Some(packet) = self.control_queue.back_mut() {
+                    packet.chunks.push(Box::new(ChunkError {
+                        error_causes: vec![cause],
+                    }));
+                }
+            }
 
             self.timers
                 .start(Timer::T1Cookie, now, self.rto_mgr.get_rto());
@@ -4509,4 +4532,15 @@ impl Association {
             //.map_or(true, |(timer, _)| timer == Timer::Idle)
             .is_none()
     }
+}
+
+/// The value of an Unrecognized Parameters error cause: the parameters as received, each
+/// padded to a multiple of 4 octets (RFC 4960 §3.3.10.8).
+fn unrecognized_parameters_cause(params: &[Bytes]) -> Bytes {
+    let mut b = BytesMut::new();
+    for p in params {
+        b.extend_from_slice(p);
+        b.resize(b.len() + get_padding_size(p.len()), 0);
+    }
+    b.freeze()
 }

@@ -2,6 +2,7 @@ use super::{chunk_header::*, chunk_type::*, *};
 use crate::param::param_supported_extensions::ParamSupportedExtensions;
 use crate::param::{param_header::*, *};
 use crate::util::get_padding_size;
+use crate::param::param_type::ParamType;
 
 ///chunkInitCommon represents an SCTP Chunk body of type INIT and INIT ACK
 ///
@@ -69,6 +70,12 @@ pub(crate) struct ChunkInit {
     pub(crate) num_inbound_streams: u16,
     pub(crate) initial_tsn: u32,
     pub(crate) params: Vec<Box<dyn Param + Send + Sync>>,
+    /// Unrecognized parameters whose type asks for a report (second-highest bit set, RFC
+    /// 4960 §3.2.1 patterns 01 and 11), each as received (type, length, value; no padding).
+    /// The receiver of an INIT returns them in Unrecognized Parameter parameters of its INIT
+    /// ACK; the receiver of an INIT ACK in an ERROR chunk bundled with its COOKIE ECHO
+    /// (§3.2.2, §3.3.10.8). Never marshalled as part of this chunk.
+    pub(crate) unrecognized: Vec<Bytes>,
 }
 
 pub(crate) type ChunkInitAck = ChunkInit;
@@ -154,16 +161,33 @@ impl Chunk for ChunkInit {
         let mut offset = CHUNK_HEADER_SIZE + INIT_CHUNK_MIN_LENGTH;
         let value_end = CHUNK_HEADER_SIZE + header.value_length();
         let mut remaining = value_end as isize - offset as isize;
+        let mut unrecognized = vec![];
         while remaining >= INIT_OPTIONAL_VAR_HEADER_LENGTH as isize {
-            let p = match build_param(&raw.slice(offset..value_end)) {
+            let rest = raw.slice(offset..value_end);
+            let raw_type = u16::from_be_bytes([rest[0], rest[1]]);
+            let raw_len = u16::from_be_bytes([rest[2], rest[3]]) as usize;
+            // RFC 4960 §3.2.1: an unrecognized parameter's type says what to do with it; the
+            // second-highest bit asks for a report (§3.2.2).
+            let report = |unrecognized: &mut Vec<Bytes>| {
+                if raw_type & 0x4000 != 0 && raw_len >= PARAM_HEADER_LENGTH && raw_len <= rest.len()
+                {
+                    unrecognized.push(rest.slice(..raw_len));
+                }
+            };
+            let p = match build_param(&rest) {
                 Ok(p) => p,
-                // RFC 4960 §3.2.1: an unrecognized parameter whose type has the upper bit 0
-                // means "stop processing this parameter; do not process any further
-                // parameters within this chunk". The chunk itself is still processed
-                // (reporting it, for the 01 pattern, is not implemented).
-                Err(Error::ErrParamTypeUnhandled { .. }) => break,
+                // Upper bit 0: "stop processing this parameter; do not process any further
+                // parameters within this chunk". The chunk itself is still processed.
+                Err(Error::ErrParamTypeUnhandled { .. }) => {
+                    report(&mut unrecognized);
+                    break;
+                }
                 Err(e) => return Err(e),
             };
+            if matches!(ParamType::from(raw_type), ParamType::Unknown { .. }) {
+                // Upper bit 1: skipped (kept as an opaque parameter) and processing goes on.
+                report(&mut unrecognized);
+            }
             let p_len = PARAM_HEADER_LENGTH + p.value_length();
             let len_plus_padding = p_len + get_padding_size(p_len);
             params.push(p);
@@ -179,6 +203,7 @@ impl Chunk for ChunkInit {
             num_inbound_streams,
             initial_tsn,
             params,
+            unrecognized,
         })
     }
 

@@ -665,6 +665,7 @@ fn test_init_marshal_unmarshal() -> Result<()> {
         num_inbound_streams: 1,
         initial_tsn: 123,
         params: vec![],
+        unrecognized: vec![],
     };
 
     let cookie = Box::new(ParamStateCookie::new());
@@ -727,6 +728,7 @@ fn test_init_trailing_param_without_value() -> Result<()> {
             }),
             Box::new(ParamForwardTsnSupported {}),
         ],
+        unrecognized: vec![],
     };
 
     let p = Packet {
@@ -940,5 +942,53 @@ fn test_init_unknown_param_action_bits() -> Result<()> {
     assert_eq!(init.params.len(), 2, "skip: parameters after it processed");
     let init = ChunkInit::unmarshal(&raw_init_with_params(&[fwd_tsn, stop, fwd_tsn]))?;
     assert_eq!(init.params.len(), 1, "stop: parameters after it not processed");
+    Ok(())
+}
+
+/// RFC 4960 §3.2.1, §3.2.2: unrecognized parameters whose type has the second-highest bit set
+/// (01: stop and report, 11: skip and report) are kept, as received, for the report; 10 (skip)
+/// and 00 (stop) are not reported.
+#[test]
+fn test_init_unknown_params_to_report() -> Result<()> {
+    let skip_report: &[u8] = &[0xc0, 0x42, 0x00, 0x05, 0xaa, 0, 0, 0];
+    let skip: &[u8] = &[0x80, 0x44, 0x00, 0x04];
+    let stop_report: &[u8] = &[0x40, 0x43, 0x00, 0x06, 0xbb, 0xcc, 0, 0];
+    let fwd_tsn: &[u8] = &[0xc0, 0x00, 0x00, 0x04];
+    let init = ChunkInit::unmarshal(&raw_init_with_params(&[
+        skip_report,
+        skip,
+        stop_report,
+        fwd_tsn,
+    ]))?;
+    assert_eq!(init.params.len(), 2, "processing stops at the 01 parameter");
+    assert_eq!(
+        init.unrecognized,
+        vec![
+            Bytes::from_static(&[0xc0, 0x42, 0x00, 0x05, 0xaa]),
+            Bytes::from_static(&[0x40, 0x43, 0x00, 0x06, 0xbb, 0xcc]),
+        ]
+    );
+    let stop: &[u8] = &[0x00, 0x45, 0x00, 0x04];
+    let init = ChunkInit::unmarshal(&raw_init_with_params(&[skip, stop, skip_report]))?;
+    assert!(init.unrecognized.is_empty(), "00 and 10 are not reported");
+    Ok(())
+}
+
+/// RFC 4960 §3.2, §3.2.1: when parameter processing stops at an unrecognized parameter, the
+/// packet parser still steps over the whole chunk by its Chunk Length (it used to step by the
+/// parsed chunk's shorter length and fail on the remaining octets, dropping the packet).
+#[test]
+fn test_packet_with_init_that_stops_processing() -> Result<()> {
+    let stop: &[u8] = &[0x00, 0x45, 0x00, 0x08, 1, 2, 3, 4];
+    let fwd_tsn: &[u8] = &[0xc0, 0x00, 0x00, 0x04];
+    let init = raw_init_with_params(&[fwd_tsn, stop, fwd_tsn]);
+    let mut raw = vec![0x13, 0x88, 0x13, 0x88, 0, 0, 0, 0, 0, 0, 0, 0];
+    raw.extend_from_slice(&init);
+    let sum = crate::util::generate_packet_checksum(&Bytes::from(raw.clone()));
+    raw[8..12].copy_from_slice(&sum.to_le_bytes());
+    let packet = Packet::unmarshal(&Bytes::from(raw))?;
+    assert_eq!(packet.chunks.len(), 1);
+    let init = packet.chunks[0].as_any().downcast_ref::<ChunkInit>().unwrap();
+    assert_eq!(init.params.len(), 1);
     Ok(())
 }

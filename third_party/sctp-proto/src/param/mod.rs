@@ -85,6 +85,10 @@ pub(crate) fn build_param(raw_param: &Bytes) -> Result<Box<dyn Param + Send + Sy
         // unknown meant "stop processing" and the whole INIT was dropped. Accept them (kept
         // as opaque values: this stack uses the packet's source address, §5.1.2), checking
         // only the fixed value length.
+        // §3.3.3: an INIT ACK may carry Unrecognized Parameter reports (type 8, upper bits
+        // 00); treated as unknown they stopped the processing of the INIT ACK's other
+        // parameters. Kept opaque: this stack does not act on them.
+        ParamType::UnrecognizedParam => Ok(Box::new(ParamUnknown::unmarshal(raw_param)?)),
         ParamType::Ipv4Addr | ParamType::Ipv6Addr => {
             let p = ParamUnknown::unmarshal(raw_param)?;
             let want = if t == ParamType::Ipv4Addr { 4 } else { 16 };

@@ -27,6 +27,17 @@ impl Display for ParamUnknown {
     }
 }
 
+impl ParamUnknown {
+    /// An Unrecognized Parameter (type 8, RFC 4960 §3.3.3): its value is the unrecognized
+    /// parameter as received, type, length and value.
+    pub(crate) fn unrecognized(param: Bytes) -> Self {
+        Self {
+            typ: ParamType::UnrecognizedParam.into(),
+            value: param,
+        }
+    }
+}
+
 impl Param for ParamUnknown {
     fn header(&self) -> ParamHeader {
         ParamHeader {
