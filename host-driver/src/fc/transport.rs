@@ -81,6 +81,10 @@ pub struct SctpUdpConfig {
     pub sctp_port: u16,
     /// Receive buffer of the association, octets.
     pub receive_buffer: u32,
+    /// The UDP socket's kernel send and receive buffers, octets (SO_SNDBUF / SO_RCVBUF, capped
+    /// by `net.core.{w,r}mem_max`). The default 208 KiB receive buffer overflows under a bulk
+    /// transfer and every datagram dropped there is an SCTP retransmission.
+    pub socket_buffer: usize,
 }
 
 impl Default for SctpUdpConfig {
@@ -97,6 +101,7 @@ impl Default for SctpUdpConfig {
             rto_max_ms: 10_000,
             sctp_port: 5000,
             receive_buffer: 4 * 1024 * 1024,
+            socket_buffer: 4 * 1024 * 1024,
         }
     }
 }
@@ -145,6 +150,7 @@ impl SctpUdp {
         config: SctpUdpConfig,
     ) -> Result<SctpUdp, TransportError> {
         let socket = UdpSocket::bind(addr)?;
+        set_socket_buffers(&socket, config.socket_buffer)?;
         let mut server = ServerConfig::new();
         server.transport = config.transport();
         let mut endpoint = Endpoint::new(Arc::new(EndpointConfig::new()), Some(Arc::new(server)));
@@ -445,6 +451,28 @@ impl SctpUdp {
         }
         Ok(())
     }
+}
+
+/// Asks for `octets` of kernel send and receive buffer (the kernel caps it at its maximum).
+fn set_socket_buffers(socket: &UdpSocket, octets: usize) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let v = libc::c_int::try_from(octets).unwrap_or(libc::c_int::MAX);
+    for opt in [libc::SO_RCVBUF, libc::SO_SNDBUF] {
+        // SAFETY: a valid socket descriptor and a c_int option value of the stated size.
+        let r = unsafe {
+            libc::setsockopt(
+                socket.as_raw_fd(),
+                libc::SOL_SOCKET,
+                opt,
+                &v as *const libc::c_int as *const libc::c_void,
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        };
+        if r < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 fn retransmissions_of(a: &Association) -> u64 {
