@@ -107,7 +107,10 @@ impl Pair {
 
     /// Assign Stream to `port`, answered and settled.
     fn assign(&mut self, port: u16, time_limit_ms: u32) -> u16 {
-        let req = self.client.start_assign(port, 1, time_limit_ms, R10).unwrap();
+        let req = self
+            .client
+            .start_assign(port, 1, time_limit_ms, R10)
+            .unwrap();
         self.client_to_server();
         self.server_to_client();
         let answer = self.client.take_answer(req.tag).expect("answer");
@@ -131,7 +134,9 @@ fn frame(seq: u16, len: usize) -> FcFrame {
         parameter: seq as u32 * 0x100,
         ..Default::default()
     };
-    let payload = (0..len).map(|i| (i as u8).wrapping_mul(31) ^ seq as u8).collect();
+    let payload = (0..len)
+        .map(|i| (i as u8).wrapping_mul(31) ^ seq as u8)
+        .collect();
     FcFrame::new(Sof::N3, header, payload, Eof::N)
 }
 
@@ -141,12 +146,16 @@ fn credit_runs_out_and_comes_back_with_the_port_answers() {
     let stream = p.assign(LOOP_PORT, 0);
     assert_eq!(p.client.credit(stream), Some(LOGIN_CREDIT as u32));
 
-    let sent: Vec<FcFrame> = (0..LOGIN_CREDIT).map(|i| frame(i, 64 + 4 * i as usize)).collect();
+    let sent: Vec<FcFrame> = (0..LOGIN_CREDIT)
+        .map(|i| frame(i, 64 + 4 * i as usize))
+        .collect();
     for f in &sent {
         assert!(p.client.try_send_frame_at(stream, f, p.now_ms).unwrap());
     }
     assert!(
-        !p.client.try_send_frame_at(stream, &frame(99, 8), p.now_ms).unwrap(),
+        !p.client
+            .try_send_frame_at(stream, &frame(99, 8), p.now_ms)
+            .unwrap(),
         "no credit left before the server has seen anything"
     );
     assert_eq!(p.client.credit(stream), Some(0));
@@ -159,7 +168,10 @@ fn credit_runs_out_and_comes_back_with_the_port_answers() {
     assert_eq!(back, sent);
     assert_eq!(p.client.credit(stream), Some(LOGIN_CREDIT as u32));
     let s = p.server.stats;
-    assert_eq!((s.frames_in, s.frames_to_port, s.frames_from_port), (4, 4, 4));
+    assert_eq!(
+        (s.frames_in, s.frames_to_port, s.frames_from_port),
+        (4, 4, 4)
+    );
     assert_eq!(s.credit_overruns, 0);
 }
 
@@ -187,12 +199,18 @@ fn stale_frames_are_judged_by_the_clock_passed_in() {
     let stamped = p.now_ms;
     // 500 ms old: at the limit, delivered; 501 ms: stale.
     p.now_ms = stamped + 500;
-    assert!(p.client.try_send_frame_at(stream, &frame(0, 16), stamped).unwrap());
+    assert!(p
+        .client
+        .try_send_frame_at(stream, &frame(0, 16), stamped)
+        .unwrap());
     p.settle();
     assert_eq!(p.server.stats.stale_dropped, 0);
     assert_eq!(p.server.stats.frames_to_port, 1);
     p.now_ms = stamped + 501;
-    assert!(p.client.try_send_frame_at(stream, &frame(1, 16), stamped).unwrap());
+    assert!(p
+        .client
+        .try_send_frame_at(stream, &frame(1, 16), stamped)
+        .unwrap());
     p.settle();
     assert_eq!(p.server.stats.stale_dropped, 1);
     assert_eq!(p.server.stats.frames_to_port, 1);
@@ -248,7 +266,8 @@ fn credit_that_overtakes_the_assign_answer_is_kept() {
     let mut p = Pair::new(false);
     let req = p.client.start_assign(LOOP_PORT, 1, 0, R10).unwrap();
     p.client_to_server();
-    let (mgmt, data): (Vec<_>, Vec<_>) = p.to_client.drain(..).partition(|(s, _)| *s == MGMT_STREAM);
+    let (mgmt, data): (Vec<_>, Vec<_>) =
+        p.to_client.drain(..).partition(|(s, _)| *s == MGMT_STREAM);
     assert!(!data.is_empty(), "the server asserted login credit at once");
     for (s, d) in data.iter().chain(&mgmt) {
         p.client.on_message(*s, d);
@@ -266,7 +285,10 @@ fn a_restarted_peer_loses_its_old_association_and_streams() {
     p.assign(LOOP_PORT, 0);
     assert_eq!(p.server.assignments()[0].1.len(), 1);
     p.server.on_incoming(ASSOC + 1, peer());
-    assert_eq!(p.server.poll_action(), Some(ServerAction::Abort { assoc: ASSOC }));
+    assert_eq!(
+        p.server.poll_action(),
+        Some(ServerAction::Abort { assoc: ASSOC })
+    );
     assert_eq!(p.server.stats.restarts, 1);
     assert_eq!(p.server.sessions(), 1);
     assert!(p.server.assignments()[0].1.is_empty());

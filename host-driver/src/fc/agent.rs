@@ -216,9 +216,7 @@ impl Client {
         self.transport.poll(timeout)?;
         while let Some(ev) = self.transport.next_event() {
             match ev {
-                TransportEvent::Message { stream, data, .. } => {
-                    self.core.on_message(stream, &data)
-                }
+                TransportEvent::Message { stream, data, .. } => self.core.on_message(stream, &data),
                 TransportEvent::Lost { reason, .. } => self.lost = Some(reason),
                 TransportEvent::Incoming { .. } | TransportEvent::Connected { .. } => {}
             }
@@ -448,7 +446,10 @@ impl Client {
                 }
             }
             if Instant::now() >= end {
-                return Err(AgentError::Timeout(CLOSE_TIMEOUT, "the SHUTDOWN to complete"));
+                return Err(AgentError::Timeout(
+                    CLOSE_TIMEOUT,
+                    "the SHUTDOWN to complete",
+                ));
             }
         }
     }

@@ -45,7 +45,11 @@ pub struct AgentStats {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ServerAction<A> {
     /// Send one message (one DATA chunk payload) on a stream of an association.
-    Send { assoc: A, stream: u16, data: Vec<u8> },
+    Send {
+        assoc: A,
+        stream: u16,
+        data: Vec<u8>,
+    },
     /// Abort an association (a restarted peer's old one).
     Abort { assoc: A },
 }
