@@ -125,8 +125,22 @@ fn write_messages(msgs: &[(u16, Vec<u8>)], name: &str) -> PathBuf {
     path
 }
 
+/// The usrsctp peer process, killed if a failed assertion unwinds before [`finish`] waits for
+/// it (a leaked peer would keep running, and keep the test's output pipe open).
+struct PeerProcess(Option<Child>);
+
+impl Drop for PeerProcess {
+    fn drop(&mut self) {
+        if let Some(c) = self.0.as_mut() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
 /// Waits for the peer process and returns its stdout lines.
-fn finish(mut child: Child, lines: &mut Vec<String>) -> bool {
+fn finish(mut peer: PeerProcess, lines: &mut Vec<String>) -> bool {
+    let mut child = peer.0.take().expect("peer process");
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         if let Some(st) = child.try_wait().unwrap() {
@@ -150,16 +164,19 @@ fn finish(mut child: Child, lines: &mut Vec<String>) -> bool {
 fn our_client_against_usrsctp(bind: &str) {
     let peer = peer_binary();
     let udp = free_udp_port();
-    let mut child = Command::new(&peer)
-        .args(["server", bind, &udp.to_string(), &SCTP_PORT.to_string()])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut child = PeerProcess(Some(
+        Command::new(&peer)
+            .args(["server", bind, &udp.to_string(), &SCTP_PORT.to_string()])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    ));
+    let c = child.0.as_mut().unwrap();
+    let mut out = BufReader::new(c.stdout.take().unwrap());
     let mut first = String::new();
     out.read_line(&mut first).unwrap();
     assert_eq!(first.trim(), "READY");
-    child.stdout = Some(out.into_inner());
+    c.stdout = Some(out.into_inner());
 
     let msgs = messages(17);
     let mut t = SctpUdp::bind("127.0.0.1:0".parse().unwrap(), false, SctpUdpConfig::default())
@@ -219,18 +236,20 @@ fn usrsctp_client_against_us(bind: &str) {
         .unwrap();
     let ours = t.local_addr().unwrap().port();
     let local_udp = free_udp_port();
-    let child = Command::new(&peer)
-        .args([
-            "client",
-            bind,
-            &local_udp.to_string(),
-            &ours.to_string(),
-            &SCTP_PORT.to_string(),
-        ])
-        .arg(&file)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = PeerProcess(Some(
+        Command::new(&peer)
+            .args([
+                "client",
+                bind,
+                &local_udp.to_string(),
+                &ours.to_string(),
+                &SCTP_PORT.to_string(),
+            ])
+            .arg(&file)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    ));
     let deadline = Instant::now() + Duration::from_secs(15);
     let mut received = 0;
     let mut incoming = false;
