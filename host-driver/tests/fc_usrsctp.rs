@@ -10,11 +10,11 @@
 //! The C peer is built here with `cc` against libusrsctp; without the library the tests fail
 //! (`scripts/install-deps` installs `libusrsctp-dev`).
 
+use offload_driver::fc::header::{fc_type, r_ctl};
 use offload_driver::fc::mgmt::{MgmtBody, MgmtMessage, Request, REVISION_0_0};
 use offload_driver::fc::prefix::{Encapsulated, Prefix};
 use offload_driver::fc::stream::request_header;
 use offload_driver::fc::transport::{SctpUdp, SctpUdpConfig, TransportEvent};
-use offload_driver::fc::header::{fc_type, r_ctl};
 use offload_driver::fc::{Eof, FCtl, FcFrame, FcHeader, Sof, MAX_DATA_FIELD};
 use rand::{Rng, SeedableRng};
 use std::io::{BufRead, BufReader};
@@ -45,7 +45,10 @@ fn peer_binary() -> PathBuf {
             .args(["-lusrsctp", "-lpthread"])
             .status()
             .expect("running cc (a C compiler is needed to build the usrsctp peer)");
-        assert!(status.success(), "cc failed to build {src} against libusrsctp");
+        assert!(
+            status.success(),
+            "cc failed to build {src} against libusrsctp"
+        );
         out
     })
     .clone()
@@ -53,11 +56,19 @@ fn peer_binary() -> PathBuf {
 
 /// A free UDP port on loopback (bound and released; the peer binds it right after).
 fn free_udp_port() -> u16 {
-    UdpSocket::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 fn fc_frame(rng: &mut impl Rng, stream: u16, seq: u16) -> FcFrame {
-    let len = if seq % 10 == 0 { MAX_DATA_FIELD } else { rng.gen_range(0..=MAX_DATA_FIELD) } & !3;
+    let len = if seq % 10 == 0 {
+        MAX_DATA_FIELD
+    } else {
+        rng.gen_range(0..=MAX_DATA_FIELD)
+    } & !3;
     let header = FcHeader {
         r_ctl: r_ctl::SOLICITED_DATA,
         d_id: 0x010200,
@@ -179,8 +190,12 @@ fn our_client_against_usrsctp(bind: &str) {
     c.stdout = Some(out.into_inner());
 
     let msgs = messages(17);
-    let mut t = SctpUdp::bind("127.0.0.1:0".parse().unwrap(), false, SctpUdpConfig::default())
-        .unwrap();
+    let mut t = SctpUdp::bind(
+        "127.0.0.1:0".parse().unwrap(),
+        false,
+        SctpUdpConfig::default(),
+    )
+    .unwrap();
     let remote: SocketAddr = format!("127.0.0.1:{udp}").parse().unwrap();
     let assoc = t.connect(remote).unwrap();
     let deadline = Instant::now() + Duration::from_secs(15);
@@ -190,7 +205,10 @@ fn our_client_against_usrsctp(bind: &str) {
     let mut lost = None;
     let mut closing = false;
     while lost.is_none() {
-        assert!(Instant::now() < deadline, "timed out: connected {connected}, {echoed} echoes");
+        assert!(
+            Instant::now() < deadline,
+            "timed out: connected {connected}, {echoed} echoes"
+        );
         t.poll(Duration::from_millis(20)).unwrap();
         while let Some(ev) = t.next_event() {
             match ev {
@@ -199,7 +217,9 @@ fn our_client_against_usrsctp(bind: &str) {
                     check_message(stream, &data, &msgs[echoed]);
                     echoed += 1;
                 }
-                TransportEvent::Lost { reason, aborted, .. } => lost = Some((reason, aborted)),
+                TransportEvent::Lost {
+                    reason, aborted, ..
+                } => lost = Some((reason, aborted)),
                 TransportEvent::Incoming { .. } => panic!("a client accepted an association"),
             }
         }
@@ -219,11 +239,26 @@ fn our_client_against_usrsctp(bind: &str) {
     assert!(connected, "no association with usrsctp bound to {bind}");
     assert_eq!(echoed, msgs.len());
     assert!(closing, "association lost before our close: {lost:?}");
-    assert!(!lines.iter().any(|l| l == "COMM_LOST" || l == "REMOTE_ERROR"), "usrsctp: {lines:?}");
-    assert!(lines.iter().any(|l| l == "SHUTDOWN_COMP"), "no graceful shutdown: {lines:?}");
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l == "COMM_LOST" || l == "REMOTE_ERROR"),
+        "usrsctp: {lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l == "SHUTDOWN_COMP"),
+        "no graceful shutdown: {lines:?}"
+    );
     assert!(ok, "usrsctp peer failed: {lines:?}");
-    assert!(!lost.as_ref().unwrap().1, "our side received an ABORT: {lost:?}");
-    assert_eq!(t.retransmissions(), 0, "spurious retransmissions on loopback");
+    assert!(
+        !lost.as_ref().unwrap().1,
+        "our side received an ABORT: {lost:?}"
+    );
+    assert_eq!(
+        t.retransmissions(),
+        0,
+        "spurious retransmissions on loopback"
+    );
 }
 
 /// The usrsctp client against our server (echoing): it sends and checks, then closes (its
@@ -232,8 +267,12 @@ fn usrsctp_client_against_us(bind: &str) {
     let peer = peer_binary();
     let msgs = messages(18);
     let file = write_messages(&msgs, &format!("usrsctp-msgs-{bind}"));
-    let mut t = SctpUdp::bind("127.0.0.1:0".parse().unwrap(), true, SctpUdpConfig::default())
-        .unwrap();
+    let mut t = SctpUdp::bind(
+        "127.0.0.1:0".parse().unwrap(),
+        true,
+        SctpUdpConfig::default(),
+    )
+    .unwrap();
     let ours = t.local_addr().unwrap().port();
     let local_udp = free_udp_port();
     let child = PeerProcess(Some(
@@ -255,18 +294,27 @@ fn usrsctp_client_against_us(bind: &str) {
     let mut incoming = false;
     let mut lost = None;
     while lost.is_none() {
-        assert!(Instant::now() < deadline, "timed out: incoming {incoming}, {received} messages");
+        assert!(
+            Instant::now() < deadline,
+            "timed out: incoming {incoming}, {received} messages"
+        );
         t.poll(Duration::from_millis(20)).unwrap();
         while let Some(ev) = t.next_event() {
             match ev {
                 TransportEvent::Incoming { .. } => incoming = true,
                 TransportEvent::Connected { .. } => {}
-                TransportEvent::Message { assoc, stream, data } => {
+                TransportEvent::Message {
+                    assoc,
+                    stream,
+                    data,
+                } => {
                     check_message(stream, &data, &msgs[received]);
                     received += 1;
                     t.send(assoc, stream, &data).unwrap();
                 }
-                TransportEvent::Lost { reason, aborted, .. } => lost = Some((reason, aborted)),
+                TransportEvent::Lost {
+                    reason, aborted, ..
+                } => lost = Some((reason, aborted)),
             }
         }
     }
@@ -278,12 +326,32 @@ fn usrsctp_client_against_us(bind: &str) {
     let ok = finish(child, &mut lines);
     assert!(incoming, "no association from usrsctp bound to {bind}");
     assert_eq!(received, msgs.len());
-    assert!(lines.iter().any(|l| l == &format!("ECHO_OK {}", msgs.len())), "{lines:?}");
-    assert!(!lines.iter().any(|l| l == "COMM_LOST" || l == "REMOTE_ERROR"), "usrsctp: {lines:?}");
-    assert!(lines.iter().any(|l| l == "SHUTDOWN_COMP"), "no graceful shutdown: {lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == &format!("ECHO_OK {}", msgs.len())),
+        "{lines:?}"
+    );
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l == "COMM_LOST" || l == "REMOTE_ERROR"),
+        "usrsctp: {lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l == "SHUTDOWN_COMP"),
+        "no graceful shutdown: {lines:?}"
+    );
     assert!(ok, "usrsctp peer failed: {lines:?}");
-    assert!(!lost.as_ref().unwrap().1, "our side received an ABORT: {lost:?}");
-    assert_eq!(t.retransmissions(), 0, "spurious retransmissions on loopback");
+    assert!(
+        !lost.as_ref().unwrap().1,
+        "our side received an ABORT: {lost:?}"
+    );
+    assert_eq!(
+        t.retransmissions(),
+        0,
+        "spurious retransmissions on loopback"
+    );
 }
 
 #[test]
