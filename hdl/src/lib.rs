@@ -27,6 +27,7 @@ pub mod board;
 pub mod crc;
 pub mod mctp_rx;
 pub mod mctp_tx;
+pub mod mpa_rx;
 pub mod mpa_tx;
 pub mod ports;
 pub mod registry;

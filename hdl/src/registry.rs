@@ -7,12 +7,13 @@
 use crate::crc::CrcEngine;
 use crate::mctp_rx::MctpRx;
 use crate::mctp_tx::MctpTx;
+use crate::mpa_rx::MpaRx;
 use crate::mpa_tx::MpaTx;
 use crate::ports::{ports_of, Dir, Port};
 use crate::top::OffloadTop;
-use std::sync::Arc;
 use offload_driver::crc::CrcKind;
 use rust_hdl::prelude::*;
+use std::sync::Arc;
 
 /// Generated hardware of one entry: rust-hdl's Verilog (top module named `top`) and its ports.
 #[derive(Clone, Debug)]
@@ -40,7 +41,10 @@ pub struct BlockEntry {
 
 impl std::fmt::Debug for BlockEntry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BlockEntry").field("name", &self.name).field("block", &self.block).finish_non_exhaustive()
+        f.debug_struct("BlockEntry")
+            .field("name", &self.name)
+            .field("block", &self.block)
+            .finish_non_exhaustive()
     }
 }
 
@@ -62,7 +66,10 @@ impl BlockEntry {
             make: Arc::new(move || {
                 let mut uut = make();
                 uut.connect_all();
-                Generated { verilog: generate_verilog(&uut), ports: ports_of(&uut) }
+                Generated {
+                    verilog: generate_verilog(&uut),
+                    ports: ports_of(&uut),
+                }
             }),
         }
     }
@@ -110,7 +117,10 @@ impl BlockEntry {
         for line in self.header(&g.ports).lines() {
             s.push_str(&format!("// {line}\n"));
         }
-        s.push_str(&rename_top(&flatten_ports(&g.verilog, &g.ports), &self.module_name()));
+        s.push_str(&rename_top(
+            &flatten_ports(&g.verilog, &g.ports),
+            &self.module_name(),
+        ));
         s
     }
 }
@@ -120,8 +130,11 @@ impl BlockEntry {
 /// identifiers of the top module are renamed, and not the formal port names of its child
 /// instances (`.s$tdata(…)`), which belong to the child.
 pub fn flatten_ports(verilog: &str, ports: &[Port]) -> String {
-    let map: std::collections::HashMap<&str, &str> =
-        ports.iter().filter(|p| p.hdl_name != p.name).map(|p| (p.hdl_name.as_str(), p.name.as_str())).collect();
+    let map: std::collections::HashMap<&str, &str> = ports
+        .iter()
+        .filter(|p| p.hdl_name != p.name)
+        .map(|p| (p.hdl_name.as_str(), p.name.as_str()))
+        .collect();
     if map.is_empty() {
         return verilog.to_string();
     }
@@ -181,7 +194,9 @@ fn crc<const D: usize, const K: usize, const C: usize>(kind: CrcKind, short: &st
     );
     BlockEntry {
         crc: Some(kind),
-        ..BlockEntry::new(format!("{short}_w{K}"), "crc", K, summary, move || CrcEngine::<D, K, C>::new(kind))
+        ..BlockEntry::new(format!("{short}_w{K}"), "crc", K, summary, move || {
+            CrcEngine::<D, K, C>::new(kind)
+        })
     }
 }
 
@@ -197,6 +212,23 @@ fn mpa_tx<const D: usize, const K: usize, const H: usize, const I: usize>() -> B
              at reset; s_len comes with the first beat; one m frame per FPDU; counters wrap."
         ),
         MpaTx::<D, K, H, I>::default,
+    )
+}
+
+fn mpa_rx<const D: usize, const K: usize, const D2: usize>() -> BlockEntry {
+    BlockEntry::new(
+        format!("mpa_rx_w{K}"),
+        "mpa_rx",
+        K,
+        format!(
+            "MPA RX receiver (RFC 5044): the TCP payload of one connection in (any segmentation), one frame per \
+             ULPDU out with Markers, header, PAD and CRC removed; every Marker, length and CRC-32C checked; \
+             {K} octets/beat.\n\
+             reset is synchronous, active high; cfg_markers, cfg_crc, cfg_mulpdu are live, cfg_offset is loaded \
+             at reset; m_len rides with every beat; m_tuser on the tlast beat marks a bad ULPDU (drop it); the \
+             first error stops the stream until reset (status_error/status_offset); counters wrap."
+        ),
+        MpaRx::<D, K, D2>::default,
     )
 }
 
@@ -231,8 +263,14 @@ fn mctp_rx<const D: usize, const K: usize>() -> BlockEntry {
     )
 }
 
-fn top<const MD: usize, const MK: usize, const MH: usize, const MI: usize, const CD: usize, const CK: usize>(
-) -> BlockEntry {
+fn top<
+    const MD: usize,
+    const MK: usize,
+    const MH: usize,
+    const MI: usize,
+    const CD: usize,
+    const CK: usize,
+>() -> BlockEntry {
     BlockEntry::new(
         format!("top_w{MK}"),
         "top",
@@ -280,6 +318,8 @@ pub fn catalogue() -> Vec<BlockEntry> {
         mpa_tx::<32, 4, 64, 96>(),
         mpa_tx::<64, 8, 96, 160>(),
         mpa_tx::<512, 64, 544, 1056>(),
+        mpa_rx::<64, 8, 128>(),
+        mpa_rx::<512, 64, 1024>(),
         mctp_tx::<8, 1>(),
         mctp_tx::<32, 4>(),
         mctp_tx::<64, 8>(),

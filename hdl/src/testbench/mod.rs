@@ -17,14 +17,19 @@ pub mod axis;
 pub mod crc;
 pub mod lockstep;
 pub mod model;
+pub mod mpa_rx;
 pub mod mpa_tx;
 pub mod rust_hdl;
 pub mod top;
 
-pub use axis::{random_frames, run_streams, run_streams_with_frame_hook, traffic_grid, AxisPorts, StreamRun, Traffic};
+pub use axis::{
+    random_frames, run_streams, run_streams_with_frame_hook, traffic_grid, AxisPorts, StreamRun,
+    Traffic,
+};
 pub use crc::{run_crc_frames, CrcRun};
 pub use lockstep::{Lockstep, Mismatch};
 pub use model::{BenchError, ClockedModel, PortId};
+pub use mpa_rx::{random_segments, run_mpa_rx, MpaRxRun, RxFrame};
 pub use mpa_tx::{run_mpa_tx, MpaTxRun};
 pub use rust_hdl::{HdlModel, HdlPort, PortValue};
 pub use top::{BoardBench, TopBench};

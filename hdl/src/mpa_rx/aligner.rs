@@ -1,0 +1,266 @@
+//! Stage A of the MPA receiver: from the TCP payload, cut into segments of any size, to word
+//! beats that each hold the words of one FPDU, that FPDU's first word in lane 0.
+//!
+//! # Why realign
+//! TCP segment boundaries mean nothing to MPA, so an FPDU may start in any lane of any input
+//! beat. Every FPDU field, Marker and CRC is a whole 4-octet word on a 4-aligned stream offset
+//! (RFC 5044 §4.2–4.3), so once the octets are packed contiguously and each FPDU starts a new
+//! beat, stage B sees `N = W/4` word lanes in which the header is lane 0 or 1 (after a leading
+//! Marker), the CRC is the last lane of the FPDU's last beat, and the CRC step's prefix `keep`
+//! covers exactly the FPDU's octets.
+//!
+//! # Datapath
+//! `acc` holds `c` octets of the stream (contiguous, the next one in octet 0). Each clock the
+//! stage emits `e` of its whole words — `min(words held, N, words left in the FPDU)` — and
+//! shifts them out (`acc >> 32e`), and appends the input beat's `k` octets behind what stays
+//! (`in << 8(c - 4e)`), if that leaves no more than `2W` octets. With the input always valid a
+//! beat goes out every clock (`c` stays at `W` and more); an FPDU's end leaves a partial beat,
+//! and the octets it did not take cost a clock of input once they add up to a beat.
+//!
+//! The words left in the FPDU (`r`, Markers not counted) come from the ULPDU_Length field when
+//! an FPDU starts: `⌈(2 + len)/4⌉ + 1` (header, ULPDU, PAD, CRC); a Marker in the window (`mpos`,
+//! the lane of the next Marker, mod 128 words) belongs to the FPDU when one of its words
+//! follows it. A length the check stage refuses still cuts the stream the same way; nothing
+//! after it is passed on.
+
+use crate::axis::AxisSink;
+use rust_hdl::prelude::*;
+
+/// `D = 8·K` data bits, `K` octets per beat, `D2 = 2·D` (the octet accumulator).
+#[derive(LogicBlock)]
+pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high.
+    pub reset: Signal<In, Bit>,
+    pub cfg_markers: Signal<In, Bit>,
+    /// Stream offset of the first input octet (a multiple of 4), loaded at reset.
+    pub cfg_offset: Signal<In, Bits<32>>,
+    /// The TCP payload; `s_count` is the beat's octets (`K` but on a `tlast` beat).
+    pub s: AxisSink<D, K>,
+    pub s_count: Signal<In, Bits<8>>,
+    /// Word beats for the check stage, registered: `b_n` words in lanes `0..b_n` (octet 0 of
+    /// the FPDU's first word in bits 7:0 of lane 0 when `b_first`), `b_last` when the last one
+    /// is the CRC, `b_mk` when lane `b_mkl` is a Marker, `b_base` the stream offset of lane 0.
+    pub b_words: Signal<Out, Bits<D>>,
+    pub b_n: Signal<Out, Bits<8>>,
+    pub b_first: Signal<Out, Bit>,
+    pub b_last: Signal<Out, Bit>,
+    pub b_mk: Signal<Out, Bit>,
+    pub b_mkl: Signal<Out, Bits<8>>,
+    pub b_base: Signal<Out, Bits<32>>,
+    pub b_valid: Signal<Out, Bit>,
+    pub b_ready: Signal<In, Bit>,
+    /// Between FPDUs with nothing held: the stream may end here.
+    pub idle: Signal<Out, Bit>,
+    // Registers.
+    acc: DFF<Bits<D2>>,
+    c: DFF<Bits<8>>,
+    woff: DFF<Bits<32>>,
+    mpos: DFF<Bits<7>>,
+    r: DFF<Bits<16>>,
+    o_words: DFF<Bits<D>>,
+    o_n: DFF<Bits<8>>,
+    o_first: DFF<Bit>,
+    o_last: DFF<Bit>,
+    o_mk: DFF<Bit>,
+    o_mkl: DFF<Bits<8>>,
+    o_base: DFF<Bits<32>>,
+    o_valid: DFF<Bit>,
+    // Combinational.
+    adv: Signal<Local, Bit>,
+    avail: Signal<Local, Bits<8>>,
+    mposv: Signal<Local, Bits<8>>,
+    mk: Signal<Local, Bit>,
+    at_start: Signal<Local, Bit>,
+    hw: Signal<Local, Bits<8>>,
+    hdr_word: Signal<Local, Bits<32>>,
+    len: Signal<Local, Bits<32>>,
+    r_eff: Signal<Local, Bits<16>>,
+    fpdu_words: Signal<Local, Bits<16>>,
+    e: Signal<Local, Bits<8>>,
+    mk_in: Signal<Local, Bit>,
+    taken: Signal<Local, Bits<16>>,
+    stay: Signal<Local, Bits<8>>,
+    room: Signal<Local, Bit>,
+    accept: Signal<Local, Bit>,
+    in_data: Signal<Local, Bits<D>>,
+    c_n: Constant<Bits<8>>,
+    c_n7: Constant<Bits<7>>,
+    c_k: Constant<Bits<8>>,
+    c_byte_d: Constant<Bits<D>>,
+    c_zero7: Constant<Bits<7>>,
+}
+
+impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, D2> {
+    fn default() -> Self {
+        assert!(
+            (8..=64).contains(&K) && K.is_power_of_two() && D == 8 * K && D2 == 2 * D,
+            "Aligner<8K, K, 16K> with K a power of 2 in 8..=64"
+        );
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            cfg_markers: Default::default(),
+            cfg_offset: Default::default(),
+            s: Default::default(),
+            s_count: Default::default(),
+            b_words: Default::default(),
+            b_n: Default::default(),
+            b_first: Default::default(),
+            b_last: Default::default(),
+            b_mk: Default::default(),
+            b_mkl: Default::default(),
+            b_base: Default::default(),
+            b_valid: Default::default(),
+            b_ready: Default::default(),
+            idle: Default::default(),
+            acc: Default::default(),
+            c: Default::default(),
+            woff: Default::default(),
+            mpos: Default::default(),
+            r: Default::default(),
+            o_words: Default::default(),
+            o_n: Default::default(),
+            o_first: Default::default(),
+            o_last: Default::default(),
+            o_mk: Default::default(),
+            o_mkl: Default::default(),
+            o_base: Default::default(),
+            o_valid: Default::default(),
+            adv: Default::default(),
+            avail: Default::default(),
+            mposv: Default::default(),
+            mk: Default::default(),
+            at_start: Default::default(),
+            hw: Default::default(),
+            hdr_word: Default::default(),
+            len: Default::default(),
+            r_eff: Default::default(),
+            fpdu_words: Default::default(),
+            e: Default::default(),
+            mk_in: Default::default(),
+            taken: Default::default(),
+            stay: Default::default(),
+            room: Default::default(),
+            accept: Default::default(),
+            in_data: Default::default(),
+            c_n: Constant::new(((K / 4) as u64).into()),
+            c_n7: Constant::new(((K / 4) as u64).into()),
+            c_k: Constant::new((K as u64).into()),
+            c_byte_d: Constant::new(0xFFu64.into()),
+            c_zero7: Constant::new(0u64.into()),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, acc, c, woff, mpos, r, o_words, o_n, o_first, o_last, o_mk, o_mkl, o_base,
+            o_valid
+        );
+        self.b_words.next = self.o_words.q.val();
+        self.b_n.next = self.o_n.q.val();
+        self.b_first.next = self.o_first.q.val();
+        self.b_last.next = self.o_last.q.val();
+        self.b_mk.next = self.o_mk.q.val();
+        self.b_mkl.next = self.o_mkl.q.val();
+        self.b_base.next = self.o_base.q.val();
+        self.b_valid.next = self.o_valid.q.val();
+        self.idle.next = (self.c.q.val() == 0) & (self.r.q.val() == 0) & !self.o_valid.q.val();
+
+        // The input beat with the octets past its count zeroed (acc holds zeros above c).
+        self.in_data.next = self.s.tdata.val();
+        for i in 0..K {
+            if self.s_count.val() <= i.to_bits::<8>() {
+                self.in_data.next =
+                    self.in_data.val() & !(self.c_byte_d.val() << (i * 8).to_bits::<16>());
+            }
+        }
+
+        // How many words go out: all held whole words, at most N, at most the FPDU's rest.
+        self.adv.next = !self.o_valid.q.val() | self.b_ready.val();
+        self.avail.next = self.c.q.val() >> 2;
+        self.mposv.next = bit_cast::<8, 7>(self.mpos.q.val());
+        self.mk.next = self.cfg_markers.val() & (self.mpos.q.val() < self.c_n7.val());
+        self.at_start.next = self.r.q.val() == 0;
+        self.hw.next = 0.into();
+        if self.mk.val() & (self.mpos.q.val() == self.c_zero7.val()) {
+            self.hw.next = 1.into();
+        }
+        self.hdr_word.next = self.acc.q.val().get_bits::<32>(0);
+        if self.hw.val() == 1 {
+            self.hdr_word.next = self.acc.q.val().get_bits::<32>(32);
+        }
+        // ULPDU_Length is big-endian in octets 0-1 of its word.
+        self.len.next = (bit_cast::<32, 8>(self.hdr_word.val().get_bits::<8>(0)) << 8)
+            | bit_cast::<32, 8>(self.hdr_word.val().get_bits::<8>(8));
+        self.r_eff.next = self.r.q.val();
+        if self.at_start.val() {
+            self.r_eff.next = bit_cast::<16, 32>(((self.len.val() + 5) >> 2) + 1);
+        }
+        self.fpdu_words.next = self.r_eff.val();
+        if self.mk.val() & (bit_cast::<16, 8>(self.mposv.val()) < self.r_eff.val()) {
+            self.fpdu_words.next = self.r_eff.val() + 1;
+        }
+        self.e.next = self.c_n.val();
+        if self.avail.val() < self.e.val() {
+            self.e.next = self.avail.val();
+        }
+        if self.fpdu_words.val() < bit_cast::<16, 8>(self.e.val()) {
+            self.e.next = bit_cast::<8, 16>(self.fpdu_words.val());
+        }
+        // An FPDU starts only once its header word is here; nothing moves while stage B is full.
+        if self.reset.val()
+            | !self.adv.val()
+            | (self.at_start.val() & (self.avail.val() <= self.hw.val()))
+        {
+            self.e.next = 0.into();
+        }
+        self.mk_in.next = self.mk.val() & (self.mposv.val() < self.e.val());
+        self.taken.next = bit_cast::<16, 8>(self.e.val());
+        if self.mk_in.val() {
+            self.taken.next = bit_cast::<16, 8>(self.e.val()) - 1;
+        }
+
+        // Room for the input beat behind what stays.
+        self.stay.next = self.c.q.val() - (self.e.val() << 2);
+        self.room.next = !self.reset.val() & (self.stay.val() <= self.c_k.val());
+        self.s.tready.next = self.room.val();
+        self.accept.next = self.room.val() & self.s.tvalid.val();
+
+        self.acc.d.next = self.acc.q.val() >> (bit_cast::<16, 8>(self.e.val()) << 5);
+        self.c.d.next = self.stay.val();
+        if self.accept.val() {
+            self.acc.d.next = (self.acc.q.val() >> (bit_cast::<16, 8>(self.e.val()) << 5))
+                | (bit_cast::<D2, D>(self.in_data.val())
+                    << (bit_cast::<16, 8>(self.stay.val()) << 3));
+            self.c.d.next = self.stay.val() + self.s_count.val();
+        }
+        self.woff.d.next = self.woff.q.val() + (bit_cast::<32, 8>(self.e.val()) << 2);
+        self.mpos.d.next = self.mpos.q.val() - bit_cast::<7, 8>(self.e.val());
+        if self.adv.val() {
+            self.o_valid.d.next = self.e.val() != 0;
+        }
+        if self.e.val() != 0 {
+            self.r.d.next = self.r_eff.val() - self.taken.val();
+            self.o_words.d.next = bit_cast::<D, D2>(self.acc.q.val());
+            self.o_n.d.next = self.e.val();
+            self.o_first.d.next = self.at_start.val();
+            self.o_last.d.next = self.r_eff.val() == self.taken.val();
+            self.o_mk.d.next = self.mk_in.val();
+            self.o_mkl.d.next = self.mposv.val();
+            self.o_base.d.next = self.woff.q.val();
+        }
+        if self.reset.val() {
+            self.acc.d.next = 0.into();
+            self.c.d.next = 0.into();
+            self.woff.d.next = self.cfg_offset.val();
+            // The lane of the first Marker: (512 - offset mod 512) / 4, mod 128.
+            self.mpos.d.next = self.c_zero7.val() - bit_cast::<7, 32>(self.cfg_offset.val() >> 2);
+            self.r.d.next = 0.into();
+            self.o_valid.d.next = false;
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! The receiver in rust-hdl's own simulator, driven by the project testbench (short runs; the
+//! long ones are the Verilator co-simulation in `offload-sim`): RFC 5044 Figures 5 and 6 in
+//! every segmentation, random streams and single-bit flips against the software `Deframer`
+//! over the traffic grid, and the input rate.
+
+use super::{expected, hdl_model, status_of};
+use crate::testbench::{
+    random_segments, run_mpa_rx, traffic_grid, ClockedModel, MpaRxRun, Traffic,
+};
+use offload_driver::mpa::{Framer, FramingConfig, MpaError};
+use rand::{Rng, SeedableRng};
+
+/// Compares a run with the software deframer's verdict on the same stream: the good frames
+/// are its ULPDUs, a bad frame (at most one, the last) only when it reports an error, the same
+/// error kind and offset, the counters, and `status_idle` exactly when the stream ended
+/// between FPDUs.
+pub(crate) fn compare(
+    run: &MpaRxRun,
+    cfg: FramingConfig,
+    offset: u64,
+    stream: &[u8],
+) -> Result<(), String> {
+    let want = expected(cfg, offset, stream);
+    let good = run.good();
+    if good != want.ulpdus {
+        let at = good
+            .iter()
+            .zip(&want.ulpdus)
+            .position(|(a, b)| a != b)
+            .unwrap_or(good.len().min(want.ulpdus.len()));
+        return Err(format!(
+            "{} good ULPDUs, software {}; first difference at ULPDU {at}; software error {:?}",
+            good.len(),
+            want.ulpdus.len(),
+            want.error
+        ));
+    }
+    for (i, f) in run.frames.iter().enumerate() {
+        if f.bad && i + 1 != run.frames.len() {
+            return Err(format!("frame {i} is marked bad but frames follow it"));
+        }
+        if !f.bad && f.len != f.octets.len() as u64 {
+            return Err(format!(
+                "frame {i}: m_len {} for {} octets",
+                f.len,
+                f.octets.len()
+            ));
+        }
+    }
+    let bad_frames = run.frames.iter().filter(|f| f.bad).count() as u64;
+    let status = want.error.as_ref().and_then(status_of);
+    match status {
+        Some((kind, off)) => {
+            if (run.error, run.error_offset) != (kind, off) {
+                return Err(format!(
+                    "status {} at {}, software {:?}",
+                    run.error, run.error_offset, want.error
+                ));
+            }
+        }
+        None if run.error != 0 || bad_frames != 0 => {
+            return Err(format!(
+                "status {} at {} ({bad_frames} bad frames), software {:?}",
+                run.error, run.error_offset, want.error
+            ))
+        }
+        None => {}
+    }
+    let truncated = matches!(want.error, Some(MpaError::Truncated { .. }));
+    if status.is_none() && run.idle == truncated {
+        return Err(format!(
+            "status_idle {} but software says {:?}",
+            run.idle, want.error
+        ));
+    }
+    let by_kind = |k: u64| status.map_or(0, |(kind, _)| (kind == k) as u64);
+    let counters = [
+        want.ulpdus.len() as u64,
+        by_kind(super::check::ERR_CRC),
+        by_kind(super::check::ERR_MARKER),
+        by_kind(super::check::ERR_LENGTH),
+    ];
+    if run.counters != counters {
+        return Err(format!(
+            "counters {:?}, expected {counters:?}",
+            run.counters
+        ));
+    }
+    Ok(())
+}
+
+fn frame_all(cfg: FramingConfig, offset: u64, ulpdus: &[Vec<u8>]) -> Vec<u8> {
+    let mut f = Framer::new(cfg, offset).unwrap();
+    let mut out = Vec::new();
+    for u in ulpdus {
+        f.frame(u, &mut out).unwrap();
+    }
+    out
+}
+
+/// RFC 5044 Figure 5 (at offset 0) and Figure 6 (at 0x1ec), the octets of the RFC's hex dumps.
+fn figure_streams() -> [(u64, Vec<u8>, Vec<u8>); 2] {
+    let ddp = |msn: u8| vec![0x41, 0x43, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, msn, 0, 0, 0, 0];
+    let mut u1 = ddp(1);
+    u1.extend_from_slice(&[0; 24]);
+    let mut f5 = vec![0, 0, 0, 0, 0x00, 0x2a];
+    f5.extend_from_slice(&u1);
+    f5.extend_from_slice(&[0x52, 0x23, 0x99, 0x83]);
+    let mut u2 = ddp(2);
+    u2.extend_from_slice(&[0; 24]);
+    let mut f6 = vec![0x00, 0x2a];
+    f6.extend_from_slice(&ddp(2));
+    f6.extend_from_slice(&[0, 0, 0x00, 0x14]);
+    f6.extend_from_slice(&[0; 24]);
+    f6.extend_from_slice(&[0x84, 0x92, 0x58, 0x98]);
+    [(0, f5, u1), (0x1ec, f6, u2)]
+}
+
+fn figures<const D: usize, const K: usize, const D2: usize>() {
+    let cfg = FramingConfig::default();
+    let mut m = hdl_model::<D, K, D2>().unwrap();
+    for (offset, stream, ulpdu) in figure_streams() {
+        assert_eq!(stream.len(), 52);
+        for seg in [1, 3, 5, 8, 13, 52] {
+            let segments: Vec<Vec<u8>> = stream.chunks(seg).map(|c| c.to_vec()).collect();
+            let r = run_mpa_rx(&mut m, &cfg, offset, &segments, &Traffic::full_rate()).unwrap();
+            assert_eq!(
+                r.good(),
+                vec![ulpdu.clone()],
+                "W={K} offset {offset:#x} segments of {seg}"
+            );
+            assert_eq!(
+                (r.error, r.idle, r.counters[0]),
+                (0, true, 1),
+                "W={K} offset {offset:#x}"
+            );
+            assert_eq!(r.frames[0].len, 42);
+        }
+        // The CRC's last octet flipped: the frame closes bad, status names the FPDU's start.
+        let mut bad = stream.clone();
+        bad[51] ^= 0x80;
+        let r = run_mpa_rx(&mut m, &cfg, offset, &[bad.clone()], &Traffic::full_rate()).unwrap();
+        assert!(
+            r.good().is_empty() && r.frames.len() == 1 && r.frames[0].bad,
+            "W={K}"
+        );
+        assert_eq!(
+            (r.error, r.error_offset),
+            (super::check::ERR_CRC, offset),
+            "W={K}"
+        );
+        compare(&r, cfg, offset, &bad).unwrap();
+    }
+}
+
+#[test]
+fn rfc5044_figures_5_and_6_deframe_to_their_ulpdus() {
+    figures::<64, 8, 128>();
+    figures::<512, 64, 1024>();
+}
+
+/// Random ULPDUs framed by the software framer from random offsets and configurations, in
+/// random segments over the traffic grid; every third run has one bit flipped.
+fn random<const D: usize, const K: usize, const D2: usize>(rounds: usize, max_ulpdus: usize) {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5044 + K as u64);
+    for round in 0..rounds {
+        let cfg = FramingConfig {
+            markers: round % 4 != 3,
+            crc: round % 5 != 4,
+            mulpdu: [128, 300, 1442, 9000][round % 4],
+        };
+        let offset = rng.gen_range(0..16384u64) * 4;
+        let ulpdus: Vec<Vec<u8>> = (0..rng.gen_range(1..=max_ulpdus))
+            .map(|_| {
+                let len = if rng.gen_ratio(1, 4) {
+                    rng.gen_range(1..=8)
+                } else {
+                    rng.gen_range(1..=cfg.mulpdu.min(700))
+                };
+                (0..len).map(|_| rng.gen()).collect()
+            })
+            .collect();
+        let mut stream = frame_all(cfg, offset, &ulpdus);
+        if round % 3 == 2 {
+            let bit = rng.gen_range(0..stream.len() * 8);
+            stream[bit / 8] ^= 1 << (bit % 8);
+        }
+        let segments = random_segments(&mut rng, &stream, 3 * K);
+        let traffic = traffic_grid(round as u64)[round % 4].clone();
+        let mut m = hdl_model::<D, K, D2>().unwrap();
+        let r = run_mpa_rx(&mut m, &cfg, offset, &segments, &traffic).unwrap();
+        compare(&r, cfg, offset, &stream)
+            .unwrap_or_else(|e| panic!("W={K} round {round} offset {offset} {cfg:?}: {e}"));
+    }
+}
+
+#[test]
+fn random_streams_and_bit_flips_match_the_software_deframer_w8() {
+    random::<64, 8, 128>(16, 12);
+}
+
+#[test]
+fn random_streams_and_bit_flips_match_the_software_deframer_w64() {
+    random::<512, 64, 1024>(6, 8);
+}
+
+/// With input always valid and output always ready, 4 KiB FPDUs go in at ≥ 0.95·W octets per
+/// clock.
+#[test]
+fn input_rate_on_4k_fpdus() {
+    fn rate<const D: usize, const K: usize, const D2: usize>(n: usize) -> f64 {
+        let cfg = FramingConfig::full(8192);
+        let ulpdus: Vec<Vec<u8>> = (0..n).map(|k| vec![k as u8; 4096]).collect();
+        let stream = frame_all(cfg, 0, &ulpdus);
+        let mut m = hdl_model::<D, K, D2>().unwrap();
+        let r = run_mpa_rx(&mut m, &cfg, 0, &[stream.clone()], &Traffic::full_rate()).unwrap();
+        compare(&r, cfg, 0, &stream).unwrap();
+        let (first, last) = r.stream.accept_span[0].unwrap();
+        let _ = m.cycle();
+        r.stream.accepted_bytes[0] as f64 / (last - first + 1) as f64
+    }
+    let w8 = rate::<64, 8, 128>(6);
+    let w64 = rate::<512, 64, 1024>(6);
+    eprintln!("input rate on 4 KiB FPDUs: W=8 {w8:.3}, W=64 {w64:.3} octets/clock");
+    assert!(w8 >= 0.95 * 8.0, "W=8: {w8:.3}");
+    assert!(w64 >= 0.95 * 64.0, "W=64: {w64:.3}");
+}

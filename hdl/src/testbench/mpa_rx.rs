@@ -1,0 +1,136 @@
+//! The MPA RX receiver's driver: the FPDU byte stream in through the AXI-Stream traffic
+//! generator, cut into the given TCP segments (one input frame each); ULPDU frames collected
+//! from `m_*` with the verdict on `m_tuser` and `m_len` of each; configuration and the stream
+//! offset applied through reset; status and counters read back at the end.
+
+use super::axis::{run_streams, AxisPorts, StreamRun, Traffic};
+use super::model::{BenchError, ClockedModel};
+use crate::ports::Dir;
+use offload_driver::mpa::FramingConfig;
+
+/// One output frame: a ULPDU, or the part of a bad one that was passed before its verdict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RxFrame {
+    pub octets: Vec<u8>,
+    /// `m_tuser` on the `tlast` beat: the ULPDU is bad.
+    pub bad: bool,
+    /// `m_len` on the `tlast` beat.
+    pub len: u64,
+}
+
+/// What an MPA RX run produced.
+#[derive(Clone, Debug)]
+pub struct MpaRxRun {
+    pub frames: Vec<RxFrame>,
+    /// `status_error`, `status_offset` and `status_idle` at the end.
+    pub error: u64,
+    pub error_offset: u64,
+    pub idle: bool,
+    /// `counters_fpdus`, `_bad_crc`, `_bad_marker`, `_bad_length` at the end.
+    pub counters: [u64; 4],
+    pub stream: StreamRun,
+}
+
+impl MpaRxRun {
+    /// The ULPDUs a DDP consumer that honours the verdicts keeps.
+    pub fn good(&self) -> Vec<Vec<u8>> {
+        self.frames
+            .iter()
+            .filter(|f| !f.bad)
+            .map(|f| f.octets.clone())
+            .collect()
+    }
+}
+
+/// Configures `m` (an MPA RX model), resets it so it loads `offset` (the stream offset of the
+/// first input octet), and feeds it `segments`, in order.
+pub fn run_mpa_rx<M: ClockedModel + ?Sized>(
+    m: &mut M,
+    config: &FramingConfig,
+    offset: u64,
+    segments: &[Vec<u8>],
+    traffic: &Traffic,
+) -> Result<MpaRxRun, BenchError> {
+    let input = AxisPorts::bind(m, "s_", true)?;
+    let output = AxisPorts::bind(m, "m_", false)?;
+    let set = |m: &mut M, name: &str, width: usize, v: u64| -> Result<(), BenchError> {
+        let p = m.expect_port(name, Dir::In, Some(width))?;
+        m.set(p, v);
+        Ok(())
+    };
+    set(m, "cfg_markers", 1, config.markers as u64)?;
+    set(m, "cfg_crc", 1, config.crc as u64)?;
+    set(
+        m,
+        "cfg_mulpdu",
+        16,
+        config.mulpdu.min(u16::MAX as usize) as u64,
+    )?;
+    set(m, "cfg_offset", 32, offset & 0xFFFF_FFFF)?;
+    let out = |m: &M, name: &str, width: usize| m.expect_port(name, Dir::Out, Some(width));
+    let tuser = out(m, "m_tuser", 1)?;
+    let len = out(m, "m_len", 16)?;
+    let error = out(m, "status_error", 2)?;
+    let error_offset = out(m, "status_offset", 32)?;
+    let idle = out(m, "status_idle", 1)?;
+    let counters = [
+        out(m, "counters_fpdus", 32)?,
+        out(m, "counters_bad_crc", 32)?,
+        out(m, "counters_bad_marker", 32)?,
+        out(m, "counters_bad_length", 32)?,
+    ];
+    let (tvalid, tlast) = (
+        output.tvalid,
+        output
+            .tlast
+            .ok_or_else(|| BenchError::Port("no m_tlast".into()))?,
+    );
+    let tready = output
+        .tready
+        .ok_or_else(|| BenchError::Port("no m_tready".into()))?;
+    m.reset(2);
+    // Verdicts and lengths of the frames as their last beats are taken.
+    let mut verdicts: Vec<(bool, u64)> = Vec::new();
+    let mut monitor = |m: &M, _cycle: u64| -> Result<(), String> {
+        if m.get(tvalid) != 0 && m.get(tready) != 0 && m.get(tlast) != 0 {
+            verdicts.push((m.get(tuser) != 0, m.get(len)));
+        }
+        Ok(())
+    };
+    let stream = run_streams(m, &[(&input, segments)], &[&output], traffic, &mut monitor)?;
+    let frames = stream.outputs[0]
+        .iter()
+        .zip(verdicts)
+        .map(|(o, (bad, len))| RxFrame {
+            octets: o.clone(),
+            bad,
+            len,
+        })
+        .collect();
+    Ok(MpaRxRun {
+        frames,
+        error: m.get(error),
+        error_offset: m.get(error_offset),
+        idle: m.get(idle) != 0,
+        counters: counters.map(|p| m.get(p)),
+        stream,
+    })
+}
+
+/// Cuts `stream` into segments of random sizes (1..=`max` octets; a few of exactly one octet,
+/// a few of a whole number of beats), as a TCP layer might deliver it.
+pub fn random_segments(rng: &mut impl rand::Rng, stream: &[u8], max: usize) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < stream.len() {
+        let n = match rng.gen_range(0..8) {
+            0 => 1,
+            1 => max,
+            _ => rng.gen_range(1..=max),
+        }
+        .min(stream.len() - at);
+        out.push(stream[at..at + n].to_vec());
+        at += n;
+    }
+    out
+}
