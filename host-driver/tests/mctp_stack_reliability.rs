@@ -15,7 +15,7 @@ use std::io::Write;
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const VENDOR: u8 = 0x7E;
 const SOCKETS: usize = 8;
@@ -42,14 +42,22 @@ fn parse(m: &[u8]) -> Option<(u8, u32)> {
         .then(|| (m[1], u32::from_le_bytes(m[2..6].try_into().unwrap())))
 }
 
+/// How long a frame may wait to be swapped with the next. Unbounded, a response held while
+/// the link was idle arrived after the requester had timed out and sent its next request on
+/// the same tag, whose reassembly then took the stale packet when its 2-bit sequence number
+/// happened to fit: a splice that DSP0236 cannot detect without the message integrity check
+/// (this vendor message type has none), and that the test's own CRC then caught.
+const REORDER_WINDOW: Duration = Duration::from_millis(10);
+
 /// Frame-level faults on one direction of the stream: every `write_all` of the serial link
 /// is one frame.
 struct Faulty {
     inner: UnixStream,
     rng: StdRng,
-    held: Option<Vec<u8>>,
-    /// Per-frame probabilities (percent): drop, duplicate, reorder (hold until the next),
-    /// corrupt one octet.
+    /// A frame held back to be swapped with the next one, and since when.
+    held: Option<(Vec<u8>, Instant)>,
+    /// Per-frame probabilities (percent): drop, duplicate, reorder (swap with the next frame
+    /// if it follows within [`REORDER_WINDOW`]), corrupt one octet.
     pct: [u32; 4],
     counts: Arc<[AtomicU64; 4]>,
 }
@@ -69,8 +77,13 @@ impl Write for Faulty {
             }
             if self.held.is_none() && roll(&mut self.rng, self.pct[2]) {
                 self.counts[2].fetch_add(1, Ordering::Relaxed);
-                self.held = Some(f);
+                self.held = Some((f, Instant::now()));
                 return Ok(frame.len());
+            }
+            // A frame held past the window goes out first: reordering is bounded, as on a real
+            // link.
+            if let Some((h, _)) = self.held.take_if(|(_, t)| t.elapsed() > REORDER_WINDOW) {
+                out.extend_from_slice(&h);
             }
             out.extend_from_slice(&f);
             if roll(&mut self.rng, self.pct[1]) {
@@ -78,7 +91,7 @@ impl Write for Faulty {
                 out.extend_from_slice(&f);
             }
         }
-        if let Some(h) = self.held.take() {
+        if let Some((h, _)) = self.held.take() {
             out.extend_from_slice(&h);
         }
         self.inner.write_all(&out)?;
