@@ -29,7 +29,7 @@ pub use axis::{
 pub use crc::{run_crc_frames, CrcRun};
 pub use lockstep::{Lockstep, Mismatch};
 pub use model::{BenchError, ClockedModel, PortId};
-pub use mpa_rx::{random_segments, run_mpa_rx, MpaRxRun, RxFrame};
+pub use mpa_rx::{compare_with_deframer, random_segments, run_mpa_rx, MpaRxRun, RxFrame};
 pub use mpa_tx::{run_mpa_tx, MpaTxRun};
 pub use rust_hdl::{HdlModel, HdlPort, PortValue};
 pub use top::{BoardBench, TopBench};

@@ -6,7 +6,8 @@
 use super::axis::{run_streams, AxisPorts, StreamRun, Traffic};
 use super::model::{BenchError, ClockedModel};
 use crate::ports::Dir;
-use offload_driver::mpa::FramingConfig;
+use crate::mpa_rx::{expected, status_of};
+use offload_driver::mpa::{FramingConfig, MpaError};
 
 /// One output frame: a ULPDU, or the part of a bad one that was passed before its verdict.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -134,3 +135,83 @@ pub fn random_segments(rng: &mut impl rand::Rng, stream: &[u8], max: usize) -> V
     }
     out
 }
+
+/// Compares a run with the software deframer's verdict on the same stream: the good frames
+/// are its ULPDUs, a bad frame (at most one, the last) only when it reports an error, the same
+/// error kind and offset, the counters, and `status_idle` exactly when the stream ended
+/// between FPDUs.
+pub fn compare_with_deframer(
+    run: &MpaRxRun,
+    cfg: FramingConfig,
+    offset: u64,
+    stream: &[u8],
+) -> Result<(), String> {
+    let want = expected(cfg, offset, stream);
+    let good = run.good();
+    if good != want.ulpdus {
+        let at = good
+            .iter()
+            .zip(&want.ulpdus)
+            .position(|(a, b)| a != b)
+            .unwrap_or(good.len().min(want.ulpdus.len()));
+        return Err(format!(
+            "{} good ULPDUs, software {}; first difference at ULPDU {at}; software error {:?}",
+            good.len(),
+            want.ulpdus.len(),
+            want.error
+        ));
+    }
+    for (i, f) in run.frames.iter().enumerate() {
+        if f.bad && i + 1 != run.frames.len() {
+            return Err(format!("frame {i} is marked bad but frames follow it"));
+        }
+        if !f.bad && f.len != f.octets.len() as u64 {
+            return Err(format!(
+                "frame {i}: m_len {} for {} octets",
+                f.len,
+                f.octets.len()
+            ));
+        }
+    }
+    let bad_frames = run.frames.iter().filter(|f| f.bad).count() as u64;
+    let status = want.error.as_ref().and_then(status_of);
+    match status {
+        Some((kind, off)) => {
+            if (run.error, run.error_offset) != (kind, off) {
+                return Err(format!(
+                    "status {} at {}, software {:?}",
+                    run.error, run.error_offset, want.error
+                ));
+            }
+        }
+        None if run.error != 0 || bad_frames != 0 => {
+            return Err(format!(
+                "status {} at {} ({bad_frames} bad frames), software {:?}",
+                run.error, run.error_offset, want.error
+            ))
+        }
+        None => {}
+    }
+    let truncated = matches!(want.error, Some(MpaError::Truncated { .. }));
+    if status.is_none() && run.idle == truncated {
+        return Err(format!(
+            "status_idle {} but software says {:?}",
+            run.idle, want.error
+        ));
+    }
+    let by_kind = |k: u64| status.map_or(0, |(kind, _)| (kind == k) as u64);
+    let counters = [
+        want.ulpdus.len() as u64,
+        by_kind(crate::mpa_rx::check::ERR_CRC),
+        by_kind(crate::mpa_rx::check::ERR_MARKER),
+        by_kind(crate::mpa_rx::check::ERR_LENGTH),
+    ];
+    if run.counters != counters {
+        return Err(format!(
+            "counters {:?}, expected {counters:?}",
+            run.counters
+        ));
+    }
+    Ok(())
+}
+
