@@ -35,7 +35,8 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     pub cfg_markers: Signal<In, Bit>,
     /// Stream offset of the first input octet (a multiple of 4), loaded at reset.
     pub cfg_offset: Signal<In, Bits<32>>,
-    /// The TCP payload; `s_count` is the beat's octets (`K` but on a `tlast` beat).
+    /// The TCP payload; `s_count` is the beat's octets (`K` but on a `tlast` beat), computed
+    /// before the skid buffer; the octets past it are zeroed by `tkeep`.
     pub s: AxisSink<D, K>,
     pub s_count: Signal<In, Bits<8>>,
     /// Word beats for the check stage, registered: `b_n` words in lanes `0..b_n` (octet 0 of
@@ -73,7 +74,7 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     mk: Signal<Local, Bit>,
     at_start: Signal<Local, Bit>,
     hw: Signal<Local, Bits<8>>,
-    hdr_word: Signal<Local, Bits<32>>,
+    hdr_word: Signal<Local, Bits<16>>,
     len: Signal<Local, Bits<32>>,
     r_eff: Signal<Local, Bits<16>>,
     fpdu_words: Signal<Local, Bits<16>>,
@@ -170,10 +171,10 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         self.b_valid.next = self.o_valid.q.val();
         self.idle.next = (self.c.q.val() == 0) & (self.r.q.val() == 0) & !self.o_valid.q.val();
 
-        // The input beat with the octets past its count zeroed (acc holds zeros above c).
+        // The input beat with the octets past tkeep zeroed (acc holds zeros above c).
         self.in_data.next = self.s.tdata.val();
         for i in 0..K {
-            if self.s_count.val() <= i.to_bits::<8>() {
+            if self.s.tlast.val() & !self.s.tkeep.val().get_bit(i) {
                 self.in_data.next =
                     self.in_data.val() & !(self.c_byte_d.val() << (i * 8).to_bits::<16>());
             }
@@ -189,9 +190,9 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         if self.mk.val() & (self.mpos.q.val() == self.c_zero7.val()) {
             self.hw.next = 1.into();
         }
-        self.hdr_word.next = self.acc.q.val().get_bits::<32>(0);
+        self.hdr_word.next = self.acc.q.val().get_bits::<16>(0);
         if self.hw.val() == 1 {
-            self.hdr_word.next = self.acc.q.val().get_bits::<32>(32);
+            self.hdr_word.next = self.acc.q.val().get_bits::<16>(32);
         }
         // ULPDU_Length is big-endian in octets 0-1 of its word.
         self.len.next = (bit_cast::<32, 8>(self.hdr_word.val().get_bits::<8>(0)) << 8)

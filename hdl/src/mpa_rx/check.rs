@@ -1,10 +1,10 @@
-//! Stage B of the MPA receiver: each FPDU's checks (ULPDU_Length against MULPDU, every Marker's
-//! FPDUPTR, the CRC-32C) and its ULPDU, packed into output beats.
+//! Stage C of the MPA receiver: each FPDU's checks (ULPDU_Length against MULPDU, every Marker's
+//! FPDUPTR, the CRC verdict of [`super::crc_check::CrcCheck`]) and its ULPDU, packed into
+//! output beats.
 //!
 //! # Checks, in stream order
-//! A beat from stage A holds words of one FPDU only, the first in lane 0, so the CRC step leaf
-//! takes a prefix `keep` (all lanes, or on the last beat all but the CRC lane) and the header is
-//! lane 0, or lane 1 behind a leading Marker. A Marker reaches back to its FPDU's header
+//! A beat from stage A holds words of one FPDU only, the first in lane 0, so the header is lane
+//! 0, or lane 1 behind a leading Marker. A Marker reaches back to its FPDU's header
 //! (FPDUPTR, the low two bits ignored) or is 0 before it (§4.2). When a beat breaks more than
 //! one rule, the one earliest in the stream is reported, as the software `Deframer` does: a
 //! leading Marker before the length, the length before any later Marker, a Marker before the
@@ -24,8 +24,6 @@
 //! taken and dropped until reset.
 
 use crate::axis::AxisSource;
-use crate::crc::CrcStep;
-use offload_driver::crc::CrcKind;
 use rust_hdl::prelude::*;
 
 /// `status_error` codes.
@@ -40,7 +38,6 @@ pub struct Check<const D: usize, const K: usize, const D2: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high.
     pub reset: Signal<In, Bit>,
-    pub cfg_crc: Signal<In, Bit>,
     pub cfg_mulpdu: Signal<In, Bits<16>>,
     /// Stage A's word beats (see [`super::aligner::Aligner`]).
     pub b_words: Signal<In, Bits<D>>,
@@ -50,6 +47,8 @@ pub struct Check<const D: usize, const K: usize, const D2: usize> {
     pub b_mk: Signal<In, Bit>,
     pub b_mkl: Signal<In, Bits<8>>,
     pub b_base: Signal<In, Bits<32>>,
+    /// The FPDU's CRC differs (last beat; from [`super::crc_check::CrcCheck`]).
+    pub b_crc_bad: Signal<In, Bit>,
     pub b_valid: Signal<In, Bit>,
     pub b_ready: Signal<Out, Bit>,
     /// One frame per ULPDU; `m_tuser` on the `tlast` beat: the ULPDU is bad; `m_len` its length.
@@ -66,9 +65,7 @@ pub struct Check<const D: usize, const K: usize, const D2: usize> {
     pub bad_length: Signal<Out, Bits<32>>,
     /// Nothing held between FPDUs.
     pub idle: Signal<Out, Bit>,
-    step: CrcStep<D, K, 32>,
     // Registers.
-    crc_r: DFF<Bits<32>>,
     hdr_off: DFF<Bits<16>>,
     fstart: DFF<Bits<32>>,
     len_q: DFF<Bits<16>>,
@@ -108,24 +105,17 @@ pub struct Check<const D: usize, const K: usize, const D2: usize> {
     hdr_at: Signal<Local, Bits<32>>,
     hdr_off_eff: Signal<Local, Bits<16>>,
     mk_off: Signal<Local, Bits<32>>,
-    mk_word: Signal<Local, Bits<32>>,
+    mk_ptr: Signal<Local, Bits<16>>,
     found: Signal<Local, Bits<16>>,
     expected: Signal<Local, Bits<16>>,
     mk_bad: Signal<Local, Bit>,
-    crc_word: Signal<Local, Bits<32>>,
-    crc_bad: Signal<Local, Bit>,
     fstart_eff: Signal<Local, Bits<32>>,
     kind: Signal<Local, Bits<2>>,
-    covered: Signal<Local, Bits<8>>,
-    cov_keep: Signal<Local, Bits<K>>,
     keep_t: Signal<Local, Bits<K>>,
     keep_o: Signal<Local, Bits<K>>,
-    c_n: Constant<Bits<8>>,
     c_k: Constant<Bits<8>>,
     c_word_d: Constant<Bits<D>>,
     c_byte_d: Constant<Bits<D>>,
-    c_nib_k: Constant<Bits<K>>,
-    c_init: Constant<Bits<32>>,
     c_ptr_mask: Constant<Bits<16>>,
     c_err_crc: Constant<Bits<2>>,
     c_err_mk: Constant<Bits<2>>,
@@ -137,11 +127,9 @@ pub struct Check<const D: usize, const K: usize, const D2: usize> {
 
 impl<const D: usize, const K: usize, const D2: usize> Default for Check<D, K, D2> {
     fn default() -> Self {
-        let step = CrcStep::<D, K, 32>::new(CrcKind::Crc32c);
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            cfg_crc: Default::default(),
             cfg_mulpdu: Default::default(),
             b_words: Default::default(),
             b_n: Default::default(),
@@ -150,6 +138,7 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Check<D, K, D2
             b_mk: Default::default(),
             b_mkl: Default::default(),
             b_base: Default::default(),
+            b_crc_bad: Default::default(),
             b_valid: Default::default(),
             b_ready: Default::default(),
             m: Default::default(),
@@ -162,9 +151,6 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Check<D, K, D2
             bad_marker: Default::default(),
             bad_length: Default::default(),
             idle: Default::default(),
-            c_init: Constant::new(step.init()),
-            step,
-            crc_r: Default::default(),
             hdr_off: Default::default(),
             fstart: Default::default(),
             len_q: Default::default(),
@@ -203,23 +189,17 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Check<D, K, D2
             hdr_at: Default::default(),
             hdr_off_eff: Default::default(),
             mk_off: Default::default(),
-            mk_word: Default::default(),
+            mk_ptr: Default::default(),
             found: Default::default(),
             expected: Default::default(),
             mk_bad: Default::default(),
-            crc_word: Default::default(),
-            crc_bad: Default::default(),
             fstart_eff: Default::default(),
             kind: Default::default(),
-            covered: Default::default(),
-            cov_keep: Default::default(),
             keep_t: Default::default(),
             keep_o: Default::default(),
-            c_n: Constant::new(((K / 4) as u64).into()),
             c_k: Constant::new((K as u64).into()),
             c_word_d: Constant::new(0xFFFF_FFFFu64.into()),
             c_byte_d: Constant::new(0xFFu64.into()),
-            c_nib_k: Constant::new(0xFu64.into()),
             c_ptr_mask: Constant::new(0xFFFCu64.into()),
             c_err_crc: Constant::new(ERR_CRC.into()),
             c_err_mk: Constant::new(ERR_MARKER.into()),
@@ -235,7 +215,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, crc_r, hdr_off, fstart, len_q, u, ob, o, pending, pend_bad, err, err_off,
+            self, clock, hdr_off, fstart, len_q, u, ob, o, pending, pend_bad, err, err_off,
             n_fpdus, n_crc, n_mk, n_len, m_data, m_keep, m_valid, m_last, m_user, m_lenr
         );
         self.m.tdata.next = self.m_data.q.val();
@@ -318,36 +298,15 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
 
         // The Marker: FPDUPTR (octets 2-3, big-endian) back to the header, or 0 before it.
         self.mk_off.next = self.b_base.val() + (bit_cast::<32, 8>(self.b_mkl.val()) << 2);
-        self.mk_word.next =
-            bit_cast::<32, D>(self.b_words.val() >> (bit_cast::<16, 8>(self.b_mkl.val()) << 5));
-        self.found.next = (bit_cast::<16, 8>(self.mk_word.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<16, 8>(self.mk_word.val().get_bits::<8>(24));
+        self.mk_ptr.next =
+            bit_cast::<16, D>(self.b_words.val() >> ((bit_cast::<16, 8>(self.b_mkl.val()) << 5) + 16));
+        self.found.next = (self.mk_ptr.val() << 8) | (self.mk_ptr.val() >> 8);
         self.expected.next = bit_cast::<16, 32>(self.mk_off.val()) - self.hdr_off_eff.val();
         if self.b_first.val() & (self.b_mkl.val() == 0) {
             self.expected.next = 0.into();
         }
         self.mk_bad.next =
             self.b_mk.val() & ((self.found.val() & self.c_ptr_mask.val()) != self.expected.val());
-
-        // The CRC over the FPDU's words before its CRC lane.
-        self.covered.next = self.b_n.val();
-        if self.b_last.val() {
-            self.covered.next = self.b_n.val() - 1;
-        }
-        self.cov_keep.next = 0.into();
-        for l in 0..(K / 4) {
-            if self.covered.val() > l.to_bits::<8>() {
-                self.cov_keep.next =
-                    self.cov_keep.val() | (self.c_nib_k.val() << (l * 4).to_bits::<16>());
-            }
-        }
-        self.step.state.next = self.crc_r.q.val();
-        self.step.data.next = self.b_words.val();
-        self.step.keep.next = self.cov_keep.val();
-        self.crc_word.next =
-            bit_cast::<32, D>(self.b_words.val() >> (bit_cast::<16, 8>(self.covered.val()) << 5));
-        self.crc_bad.next =
-            self.b_last.val() & self.cfg_crc.val() & (self.crc_word.val() != self.step.fin.val());
 
         // The first rule broken in stream order.
         self.kind.next = 0.into();
@@ -407,7 +366,6 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
                 self.o.d.next = 0.into();
                 self.ob.d.next = 0.into();
             } else {
-                self.crc_r.d.next = self.step.nxt.val();
                 if self.b_first.val() {
                     self.len_q.d.next = self.len_in.val();
                     self.fstart.d.next = self.b_base.val();
@@ -429,8 +387,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
                     self.o.d.next = self.t.val();
                 }
                 if self.b_last.val() {
-                    self.crc_r.d.next = self.c_init.val();
-                    if self.crc_bad.val() {
+                    if self.b_crc_bad.val() {
                         self.err.d.next = self.c_err_crc.val();
                         self.err_off.d.next = self.fstart_eff.val();
                         self.n_crc.d.next = self.n_crc.q.val() + 1;
@@ -439,13 +396,13 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
                     }
                     if self.t.val() > self.c_k.val() {
                         self.pending.d.next = true;
-                        self.pend_bad.d.next = self.crc_bad.val();
+                        self.pend_bad.d.next = self.b_crc_bad.val();
                     } else {
                         // The whole tail fits: this is the frame's last beat.
                         self.m_data.d.next = bit_cast::<D, D2>(self.win.val());
                         self.m_keep.d.next = self.keep_t.val();
                         self.m_last.d.next = true;
-                        self.m_user.d.next = self.crc_bad.val();
+                        self.m_user.d.next = self.b_crc_bad.val();
                         self.m_valid.d.next = true;
                         self.o.d.next = 0.into();
                         self.ob.d.next = 0.into();
@@ -454,7 +411,6 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
             }
         }
         if self.reset.val() {
-            self.crc_r.d.next = self.c_init.val();
             self.o.d.next = 0.into();
             self.ob.d.next = 0.into();
             self.pending.d.next = false;

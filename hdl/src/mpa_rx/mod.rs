@@ -27,18 +27,21 @@
 //! high, nothing after it is passed, `status` says why and where, until reset. The software
 //! reference states the same contract ([`expected`], `offload_driver::mpa::accept_verdicts`).
 //!
-//! Written once, in `#[hdl_gen]`, as three stages: the input skid buffer
+//! Written once, in `#[hdl_gen]`, as four stages: the input skid buffer
 //! ([`crate::axis::AxisSkid`]: `s_tready` is a register output), [`aligner::Aligner`] (the
-//! octets packed, each FPDU's words cut into beats of their own) and [`check::Check`] (checks,
-//! CRC-32C step leaf, Marker removal, ULPDU packing, verdict).
+//! octets packed, each FPDU's words cut into beats of their own), [`crc_check::CrcCheck`] (the
+//! CRC-32C step leaf and the comparison with the CRC field) and [`check::Check`] (length and
+//! Marker checks, Marker removal, ULPDU packing, verdict).
 
 pub mod aligner;
 pub mod check;
+pub mod crc_check;
 
 use crate::axis::{AxisSink, AxisSkid, AxisSource};
 use crate::testbench::{BenchError, HdlModel};
 use aligner::Aligner;
 use check::Check;
+use crc_check::CrcCheck;
 use offload_driver::mpa::{Deframer, FramingConfig, MpaError};
 use rust_hdl::prelude::*;
 
@@ -149,6 +152,7 @@ pub struct MpaRx<const D: usize, const K: usize, const D2: usize> {
     pub counters: MpaRxCounters,
     inbuf: AxisSkid<D, K, 8>,
     align: Aligner<D, K, D2>,
+    crcc: CrcCheck<D, K>,
     check: Check<D, K, D2>,
     /// Octets of the input beat (`K`, or on a `tlast` beat the highest `tkeep` bit + 1),
     /// computed before the skid buffer.
@@ -170,6 +174,7 @@ impl<const D: usize, const K: usize, const D2: usize> Default for MpaRx<D, K, D2
             counters: Default::default(),
             inbuf: Default::default(),
             align: Default::default(),
+            crcc: Default::default(),
             check: Default::default(),
             count: Default::default(),
             c_k: Constant::new((K as u64).into()),
@@ -184,9 +189,10 @@ pub type MpaRxW64 = MpaRx<512, 64, 1024>;
 impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, inbuf, align, check);
+        clock!(self, clock, inbuf, align, crcc, check);
         self.inbuf.reset.next = self.reset.val();
         self.align.reset.next = self.reset.val();
+        self.crcc.reset.next = self.reset.val();
         self.check.reset.next = self.reset.val();
 
         AxisSink::<D, K>::link(&mut self.s, &mut self.inbuf.s);
@@ -206,16 +212,27 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
         self.align.cfg_markers.next = self.cfg.markers.val();
         self.align.cfg_offset.next = self.cfg.offset.val();
 
-        self.check.b_words.next = self.align.b_words.val();
-        self.check.b_n.next = self.align.b_n.val();
-        self.check.b_first.next = self.align.b_first.val();
-        self.check.b_last.next = self.align.b_last.val();
-        self.check.b_mk.next = self.align.b_mk.val();
-        self.check.b_mkl.next = self.align.b_mkl.val();
-        self.check.b_base.next = self.align.b_base.val();
-        self.check.b_valid.next = self.align.b_valid.val();
-        self.align.b_ready.next = self.check.b_ready.val();
-        self.check.cfg_crc.next = self.cfg.crc.val();
+        self.crcc.b_words.next = self.align.b_words.val();
+        self.crcc.b_n.next = self.align.b_n.val();
+        self.crcc.b_first.next = self.align.b_first.val();
+        self.crcc.b_last.next = self.align.b_last.val();
+        self.crcc.b_mk.next = self.align.b_mk.val();
+        self.crcc.b_mkl.next = self.align.b_mkl.val();
+        self.crcc.b_base.next = self.align.b_base.val();
+        self.crcc.b_valid.next = self.align.b_valid.val();
+        self.align.b_ready.next = self.crcc.b_ready.val();
+        self.crcc.cfg_crc.next = self.cfg.crc.val();
+
+        self.check.b_words.next = self.crcc.c_words.val();
+        self.check.b_n.next = self.crcc.c_n.val();
+        self.check.b_first.next = self.crcc.c_first.val();
+        self.check.b_last.next = self.crcc.c_last.val();
+        self.check.b_mk.next = self.crcc.c_mk.val();
+        self.check.b_mkl.next = self.crcc.c_mkl.val();
+        self.check.b_base.next = self.crcc.c_base.val();
+        self.check.b_crc_bad.next = self.crcc.c_crc_bad.val();
+        self.check.b_valid.next = self.crcc.c_valid.val();
+        self.crcc.c_ready.next = self.check.b_ready.val();
         self.check.cfg_mulpdu.next = self.cfg.mulpdu.val();
 
         AxisSource::<D, K>::link(&mut self.m, &mut self.check.m);

@@ -3,11 +3,11 @@
 //! every segmentation, random streams and single-bit flips against the software `Deframer`
 //! over the traffic grid, and the input rate.
 
-use super::{expected, hdl_model, status_of};
+use super::hdl_model;
 use crate::testbench::{
-    random_segments, run_mpa_rx, traffic_grid, ClockedModel, MpaRxRun, Traffic,
+    compare_with_deframer as compare, random_segments, run_mpa_rx, traffic_grid, ClockedModel, Traffic,
 };
-use offload_driver::mpa::{Framer, FramingConfig, MpaError};
+use offload_driver::mpa::{Framer, FramingConfig};
 use rand::{Rng, SeedableRng};
 
 fn frame_all(cfg: FramingConfig, offset: u64, ulpdus: &[Vec<u8>]) -> Vec<u8> {
