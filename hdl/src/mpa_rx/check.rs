@@ -49,6 +49,8 @@ pub struct Check<const D: usize, const K: usize, const D2: usize> {
     pub b_base: Signal<In, Bits<32>>,
     /// The FPDU's CRC differs (last beat; from [`super::crc_check::CrcCheck`]).
     pub b_crc_bad: Signal<In, Bit>,
+    pub b_crc_found: Signal<In, Bits<32>>,
+    pub b_crc_calc: Signal<In, Bits<32>>,
     pub b_valid: Signal<In, Bit>,
     pub b_ready: Signal<Out, Bit>,
     /// One frame per ULPDU; `m_tuser` on the `tlast` beat: the ULPDU is bad; `m_len` its length.
@@ -58,6 +60,10 @@ pub struct Check<const D: usize, const K: usize, const D2: usize> {
     /// The first error (`ERR_*`) and its stream offset; 0 while the stream is good.
     pub error: Signal<Out, Bits<2>>,
     pub error_offset: Signal<Out, Bits<32>>,
+    /// What the failed check found and expected: the CRC field and the CRC computed, the
+    /// FPDUPTR and the pointer due, or ULPDU_Length and MULPDU.
+    pub error_found: Signal<Out, Bits<32>>,
+    pub error_expected: Signal<Out, Bits<32>>,
     /// Good FPDUs passed, and errors by reason.
     pub fpdus: Signal<Out, Bits<32>>,
     pub bad_crc: Signal<Out, Bits<32>>,
@@ -76,6 +82,8 @@ pub struct Check<const D: usize, const K: usize, const D2: usize> {
     pend_bad: DFF<Bit>,
     err: DFF<Bits<2>>,
     err_off: DFF<Bits<32>>,
+    err_found: DFF<Bits<32>>,
+    err_exp: DFF<Bits<32>>,
     n_fpdus: DFF<Bits<32>>,
     n_crc: DFF<Bits<32>>,
     n_mk: DFF<Bits<32>>,
@@ -139,6 +147,8 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Check<D, K, D2
             b_mkl: Default::default(),
             b_base: Default::default(),
             b_crc_bad: Default::default(),
+            b_crc_found: Default::default(),
+            b_crc_calc: Default::default(),
             b_valid: Default::default(),
             b_ready: Default::default(),
             m: Default::default(),
@@ -146,6 +156,8 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Check<D, K, D2
             m_len: Default::default(),
             error: Default::default(),
             error_offset: Default::default(),
+            error_found: Default::default(),
+            error_expected: Default::default(),
             fpdus: Default::default(),
             bad_crc: Default::default(),
             bad_marker: Default::default(),
@@ -161,6 +173,8 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Check<D, K, D2
             pend_bad: Default::default(),
             err: Default::default(),
             err_off: Default::default(),
+            err_found: Default::default(),
+            err_exp: Default::default(),
             n_fpdus: Default::default(),
             n_crc: Default::default(),
             n_mk: Default::default(),
@@ -215,7 +229,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, hdr_off, fstart, len_q, u, ob, o, pending, pend_bad, err, err_off,
+            self, clock, hdr_off, fstart, len_q, u, ob, o, pending, pend_bad, err, err_off, err_found, err_exp,
             n_fpdus, n_crc, n_mk, n_len, m_data, m_keep, m_valid, m_last, m_user, m_lenr
         );
         self.m.tdata.next = self.m_data.q.val();
@@ -226,6 +240,8 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
         self.m_len.next = self.m_lenr.q.val();
         self.error.next = self.err.q.val();
         self.error_offset.next = self.err_off.q.val();
+        self.error_found.next = self.err_found.q.val();
+        self.error_expected.next = self.err_exp.q.val();
         self.fpdus.next = self.n_fpdus.q.val();
         self.bad_crc.next = self.n_crc.q.val();
         self.bad_marker.next = self.n_mk.q.val();
@@ -350,9 +366,13 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
                 self.err.d.next = self.kind.val();
                 if self.kind.val() == self.c_err_len.val() {
                     self.err_off.d.next = self.hdr_at.val();
+                    self.err_found.d.next = bit_cast::<32, 16>(self.len_in.val());
+                    self.err_exp.d.next = bit_cast::<32, 16>(self.cfg_mulpdu.val());
                     self.n_len.d.next = self.n_len.q.val() + 1;
                 } else {
                     self.err_off.d.next = self.mk_off.val();
+                    self.err_found.d.next = bit_cast::<32, 16>(self.found.val());
+                    self.err_exp.d.next = bit_cast::<32, 16>(self.expected.val());
                     self.n_mk.d.next = self.n_mk.q.val() + 1;
                 }
                 if self.o.q.val() != 0 {
@@ -390,6 +410,8 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
                     if self.b_crc_bad.val() {
                         self.err.d.next = self.c_err_crc.val();
                         self.err_off.d.next = self.fstart_eff.val();
+                        self.err_found.d.next = self.b_crc_found.val();
+                        self.err_exp.d.next = self.b_crc_calc.val();
                         self.n_crc.d.next = self.n_crc.q.val() + 1;
                     } else {
                         self.n_fpdus.d.next = self.n_fpdus.q.val() + 1;
@@ -416,6 +438,8 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
             self.pending.d.next = false;
             self.err.d.next = 0.into();
             self.err_off.d.next = 0.into();
+            self.err_found.d.next = 0.into();
+            self.err_exp.d.next = 0.into();
             self.n_fpdus.d.next = 0.into();
             self.n_crc.d.next = 0.into();
             self.n_mk.d.next = 0.into();

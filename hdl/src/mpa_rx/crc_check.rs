@@ -40,6 +40,9 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     pub c_mkl: Signal<Out, Bits<8>>,
     pub c_base: Signal<Out, Bits<32>>,
     pub c_crc_bad: Signal<Out, Bit>,
+    /// On the last beat: the CRC field (as a little-endian word) and the CRC computed.
+    pub c_crc_found: Signal<Out, Bits<32>>,
+    pub c_crc_calc: Signal<Out, Bits<32>>,
     pub c_valid: Signal<Out, Bit>,
     pub c_ready: Signal<In, Bit>,
     step: CrcStep<D, K, 32>,
@@ -52,6 +55,8 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     q_mkl: DFF<Bits<8>>,
     q_base: DFF<Bits<32>>,
     q_bad: DFF<Bit>,
+    q_found: DFF<Bits<32>>,
+    q_calc: DFF<Bits<32>>,
     q_valid: DFF<Bit>,
     covered: Signal<Local, Bits<8>>,
     cov_keep: Signal<Local, Bits<K>>,
@@ -84,6 +89,8 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             c_mkl: Default::default(),
             c_base: Default::default(),
             c_crc_bad: Default::default(),
+            c_crc_found: Default::default(),
+            c_crc_calc: Default::default(),
             c_valid: Default::default(),
             c_ready: Default::default(),
             c_init: Constant::new(step.init()),
@@ -97,6 +104,8 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             q_mkl: Default::default(),
             q_base: Default::default(),
             q_bad: Default::default(),
+            q_found: Default::default(),
+            q_calc: Default::default(),
             q_valid: Default::default(),
             covered: Default::default(),
             cov_keep: Default::default(),
@@ -109,7 +118,7 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
 impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, crc_r, q_words, q_n, q_first, q_last, q_mk, q_mkl, q_base, q_bad, q_valid);
+        dff_setup!(self, clock, crc_r, q_words, q_n, q_first, q_last, q_mk, q_mkl, q_base, q_bad, q_found, q_calc, q_valid);
         self.c_words.next = self.q_words.q.val();
         self.c_n.next = self.q_n.q.val();
         self.c_first.next = self.q_first.q.val();
@@ -118,6 +127,8 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         self.c_mkl.next = self.q_mkl.q.val();
         self.c_base.next = self.q_base.q.val();
         self.c_crc_bad.next = self.q_bad.q.val();
+        self.c_crc_found.next = self.q_found.q.val();
+        self.c_crc_calc.next = self.q_calc.q.val();
         self.c_valid.next = self.q_valid.q.val();
         // Advance whenever the output register is empty or being taken.
         self.b_ready.next = !self.q_valid.q.val() | self.c_ready.val();
@@ -151,6 +162,8 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
                 self.q_mkl.d.next = self.b_mkl.val();
                 self.q_base.d.next = self.b_base.val();
                 self.q_bad.d.next = self.b_last.val() & self.cfg_crc.val() & (self.crc_word.val() != self.step.fin.val());
+                self.q_found.d.next = self.crc_word.val();
+                self.q_calc.d.next = self.step.fin.val();
                 self.crc_r.d.next = self.step.nxt.val();
                 if self.b_last.val() {
                     self.crc_r.d.next = self.c_init.val();

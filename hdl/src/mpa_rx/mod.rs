@@ -12,8 +12,9 @@
 //! - `cfg_markers`, `cfg_crc`, `cfg_mulpdu` (live; change between FPDUs), `cfg_offset` (the
 //!   stream offset of the first octet, loaded at reset): the [`MpaRxConfig`] bundle.
 //! - `status_error` (0 good, 1 CRC, 2 Marker, 3 length: [`check::ERR_CRC`] …), `status_offset`
-//!   (its stream offset, mod 2^32), `status_idle` (between FPDUs, nothing held: the stream may
-//!   end here): the [`MpaRxStatus`] bundle.
+//!   (its stream offset, mod 2^32), `status_found`/`status_expected` (the CRC field and the CRC
+//!   computed, FPDUPTR and the pointer due, ULPDU_Length and MULPDU), `status_idle` (between
+//!   FPDUs, nothing held: the stream may end here): the [`MpaRxStatus`] bundle.
 //! - `counters_fpdus` (good FPDUs), `counters_bad_crc`, `counters_bad_marker`,
 //!   `counters_bad_length`: the [`MpaRxCounters`] bundle.
 //!
@@ -65,15 +66,15 @@ pub fn expected(cfg: FramingConfig, offset: u64, stream: &[u8]) -> Expected {
     Expected { ulpdus, error }
 }
 
-/// The block's `status_error` code and offset (mod 2^32) for a deframing error; `None` for the
-/// errors the block does not report on `status` (a truncated stream shows as `status_idle`
-/// low).
-pub fn status_of(e: &MpaError) -> Option<(u64, u64)> {
-    let mask = 0xFFFF_FFFF;
-    match e {
-        MpaError::BadCrc { offset, .. } => Some((check::ERR_CRC, offset & mask)),
-        MpaError::BadMarker { offset, .. } => Some((check::ERR_MARKER, offset & mask)),
-        MpaError::BadLength { offset, .. } => Some((check::ERR_LENGTH, offset & mask)),
+/// The deframing error the block's status registers describe (`None` while `status_error` is
+/// 0), with the offset widened back from its 32 bits: the stream began at `start_offset` and
+/// is shorter than 4 GiB.
+pub fn hardware_error(code: u64, offset: u64, found: u64, expected: u64, start_offset: u64) -> Option<MpaError> {
+    let offset = start_offset + (offset as u32).wrapping_sub(start_offset as u32) as u64;
+    match code {
+        check::ERR_CRC => Some(MpaError::BadCrc { offset, computed: expected as u32, found: found as u32 }),
+        check::ERR_MARKER => Some(MpaError::BadMarker { offset, expected: expected as u16, found: found as u16 }),
+        check::ERR_LENGTH => Some(MpaError::BadLength { offset, len: found as usize, mulpdu: expected as usize }),
         _ => None,
     }
 }
@@ -104,6 +105,8 @@ pub struct MpaRxConfigSource {
 pub struct MpaRxStatus {
     pub error: Signal<Out, Bits<2>>,
     pub offset: Signal<Out, Bits<32>>,
+    pub found: Signal<Out, Bits<32>>,
+    pub expected: Signal<Out, Bits<32>>,
     pub idle: Signal<Out, Bit>,
 }
 
@@ -113,6 +116,8 @@ pub struct MpaRxStatus {
 pub struct MpaRxStatusSink {
     pub error: Signal<In, Bits<2>>,
     pub offset: Signal<In, Bits<32>>,
+    pub found: Signal<In, Bits<32>>,
+    pub expected: Signal<In, Bits<32>>,
     pub idle: Signal<In, Bit>,
 }
 
@@ -231,6 +236,8 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
         self.check.b_mkl.next = self.crcc.c_mkl.val();
         self.check.b_base.next = self.crcc.c_base.val();
         self.check.b_crc_bad.next = self.crcc.c_crc_bad.val();
+        self.check.b_crc_found.next = self.crcc.c_crc_found.val();
+        self.check.b_crc_calc.next = self.crcc.c_crc_calc.val();
         self.check.b_valid.next = self.crcc.c_valid.val();
         self.crcc.c_ready.next = self.check.b_ready.val();
         self.check.cfg_mulpdu.next = self.cfg.mulpdu.val();
@@ -240,6 +247,8 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
         self.m_len.next = self.check.m_len.val();
         self.status.error.next = self.check.error.val();
         self.status.offset.next = self.check.error_offset.val();
+        self.status.found.next = self.check.error_found.val();
+        self.status.expected.next = self.check.error_expected.val();
         self.status.idle.next = self.align.idle.val() & self.check.idle.val();
         self.counters.fpdus.next = self.check.fpdus.val();
         self.counters.bad_crc.next = self.check.bad_crc.val();
@@ -257,7 +266,7 @@ pub fn hdl_model<const D: usize, const K: usize, const D2: usize>(
         MpaRx<D, K, D2>,
         [
             reset, cfg.markers, cfg.crc, cfg.mulpdu, cfg.offset, s.tdata, s.tkeep, s.tvalid, s.tlast, s.tready,
-            m.tdata, m.tkeep, m.tvalid, m.tlast, m.tready, m_tuser, m_len, status.error, status.offset, status.idle,
+            m.tdata, m.tkeep, m.tvalid, m.tlast, m.tready, m_tuser, m_len, status.error, status.offset, status.found, status.expected, status.idle,
             counters.fpdus, counters.bad_crc, counters.bad_marker, counters.bad_length
         ]
     )

@@ -65,9 +65,10 @@ fn figures<const D: usize, const K: usize, const D2: usize>() {
             r.good().is_empty() && r.frames.len() == 1 && r.frames[0].bad,
             "W={K}"
         );
+        let good_crc = u32::from_le_bytes(stream[48..52].try_into().unwrap());
         assert_eq!(
-            (r.error, r.error_offset),
-            (super::check::ERR_CRC, offset),
+            r.hw_error,
+            Some(offload_driver::mpa::MpaError::BadCrc { offset, computed: good_crc, found: good_crc ^ 0x8000_0000 }),
             "W={K}"
         );
         compare(&r, cfg, offset, &bad).unwrap();

@@ -6,7 +6,7 @@
 use super::axis::{run_streams, AxisPorts, StreamRun, Traffic};
 use super::model::{BenchError, ClockedModel};
 use crate::ports::Dir;
-use crate::mpa_rx::{expected, status_of};
+use crate::mpa_rx::{check, expected, hardware_error};
 use offload_driver::mpa::{FramingConfig, MpaError};
 
 /// One output frame: a ULPDU, or the part of a bad one that was passed before its verdict.
@@ -23,9 +23,10 @@ pub struct RxFrame {
 #[derive(Clone, Debug)]
 pub struct MpaRxRun {
     pub frames: Vec<RxFrame>,
-    /// `status_error`, `status_offset` and `status_idle` at the end.
+    /// `status_error` at the end, and the error the status registers describe.
     pub error: u64,
-    pub error_offset: u64,
+    pub hw_error: Option<MpaError>,
+    /// `status_idle` at the end.
     pub idle: bool,
     /// `counters_fpdus`, `_bad_crc`, `_bad_marker`, `_bad_length` at the end.
     pub counters: [u64; 4],
@@ -73,6 +74,8 @@ pub fn run_mpa_rx<M: ClockedModel + ?Sized>(
     let len = out(m, "m_len", 16)?;
     let error = out(m, "status_error", 2)?;
     let error_offset = out(m, "status_offset", 32)?;
+    let found = out(m, "status_found", 32)?;
+    let expected = out(m, "status_expected", 32)?;
     let idle = out(m, "status_idle", 1)?;
     let counters = [
         out(m, "counters_fpdus", 32)?,
@@ -111,7 +114,7 @@ pub fn run_mpa_rx<M: ClockedModel + ?Sized>(
     Ok(MpaRxRun {
         frames,
         error: m.get(error),
-        error_offset: m.get(error_offset),
+        hw_error: hardware_error(m.get(error), m.get(error_offset), m.get(found), m.get(expected), offset),
         idle: m.get(idle) != 0,
         counters: counters.map(|p| m.get(p)),
         stream,
@@ -174,37 +177,23 @@ pub fn compare_with_deframer(
         }
     }
     let bad_frames = run.frames.iter().filter(|f| f.bad).count() as u64;
-    let status = want.error.as_ref().and_then(status_of);
-    match status {
-        Some((kind, off)) => {
-            if (run.error, run.error_offset) != (kind, off) {
-                return Err(format!(
-                    "status {} at {}, software {:?}",
-                    run.error, run.error_offset, want.error
-                ));
-            }
-        }
-        None if run.error != 0 || bad_frames != 0 => {
-            return Err(format!(
-                "status {} at {} ({bad_frames} bad frames), software {:?}",
-                run.error, run.error_offset, want.error
-            ))
-        }
-        None => {}
-    }
     let truncated = matches!(want.error, Some(MpaError::Truncated { .. }));
-    if status.is_none() && run.idle == truncated {
-        return Err(format!(
-            "status_idle {} but software says {:?}",
-            run.idle, want.error
-        ));
+    let status_due = if truncated { None } else { want.error.clone() };
+    if run.hw_error != status_due {
+        return Err(format!("status {:?}, software {:?}", run.hw_error, want.error));
     }
-    let by_kind = |k: u64| status.map_or(0, |(kind, _)| (kind == k) as u64);
+    if status_due.is_none() && bad_frames != 0 {
+        return Err(format!("{bad_frames} bad frames, software {:?}", want.error));
+    }
+    if status_due.is_none() && run.idle == truncated {
+        return Err(format!("status_idle {} but software says {:?}", run.idle, want.error));
+    }
+    let code = run.hw_error.as_ref().map_or(0, |_| run.error);
     let counters = [
         want.ulpdus.len() as u64,
-        by_kind(crate::mpa_rx::check::ERR_CRC),
-        by_kind(crate::mpa_rx::check::ERR_MARKER),
-        by_kind(crate::mpa_rx::check::ERR_LENGTH),
+        (code == check::ERR_CRC) as u64,
+        (code == check::ERR_MARKER) as u64,
+        (code == check::ERR_LENGTH) as u64,
     ];
     if run.counters != counters {
         return Err(format!(
