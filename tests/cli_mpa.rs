@@ -129,6 +129,48 @@ fn frame_backend_sim_equals_sw() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("record 0"));
 }
 
+/// The MPA RX block's Verilog (Verilator) deframes as the software does, through the CLI: the
+/// same records for good streams with every option, the same one-line error (kind, offset,
+/// found and expected values) for a bad CRC, Marker, length and a truncated stream, and the
+/// same refusals.
+#[test]
+fn deframe_backend_sim_equals_sw() {
+    let ulpdus: Vec<Vec<u8>> = (1..40usize).map(|n| (0..n * 41).map(|i| (i * n + 3) as u8).collect()).collect();
+    let run = |opts: &[&str], input: &[u8]| {
+        let out = |backend: &str| {
+            let mut a = vec!["mpa", "deframe", "--backend", backend];
+            a.extend(opts);
+            offload(&a, input)
+        };
+        let (sw, sim) = (out("sw"), out("sim"));
+        assert_eq!(sim.status.success(), sw.status.success(), "{opts:?}: {}", String::from_utf8_lossy(&sim.stderr));
+        assert_eq!(sim.stdout, sw.stdout, "{opts:?}");
+        assert_eq!(String::from_utf8_lossy(&sim.stderr), String::from_utf8_lossy(&sw.stderr), "{opts:?}");
+        sw
+    };
+    for opts in [vec![], vec!["--no-markers"], vec!["--no-crc"], vec!["--offset", "1000"], vec!["--offset", "65532"]] {
+        let mut fa = vec!["mpa", "frame"];
+        fa.extend(&opts);
+        let framed = offload(&fa, &records(&ulpdus)).stdout;
+        let good = run(&opts, &framed);
+        assert!(good.status.success() && good.stdout == records(&ulpdus), "{opts:?}");
+        // A flipped bit in a length, a payload octet, a Marker's FPDUPTR and a CRC; a truncation.
+        for at in [0usize, 200, 515, 1024 + 7, framed.len() - 1] {
+            let mut bad = framed.clone();
+            bad[at] ^= 0x04;
+            let o = run(&opts, &bad);
+            if !opts.contains(&"--no-crc") {
+                assert!(!o.status.success(), "{opts:?} flip at {at} accepted");
+            }
+        }
+        let o = run(&opts, &framed[..framed.len() - 6]);
+        assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("inside an FPDU"));
+    }
+    run(&["--offset", "6"], &[0, 1, 2, 3]);
+    run(&["--mulpdu", "0"], &[0, 1, 2, 3]);
+    run(&[], &[]);
+}
+
 #[test]
 fn pcap_framed_by_the_hardware_model_decodes_with_good_crcs() {
     let dir = std::env::temp_dir().join(format!("offload-cli-mpa-sim-{}", std::process::id()));

@@ -15,4 +15,4 @@ pub mod offload;
 pub mod ok;
 pub mod registers;
 
-pub use offload::{Offload, OffloadError, SoftwareOffload};
+pub use offload::{Deframed, Offload, OffloadError, SoftwareOffload};

@@ -21,6 +21,15 @@ pub enum OffloadError {
     Backend { backend: &'static str, message: String },
 }
 
+/// What [`Offload::mpa_deframe`] delivers: the ULPDUs of the FPDUs that checked good, in
+/// order, and how the stream ended — the first invalid FPDU (RFC 5044 §8 ends the connection
+/// there) or a stream that stops inside an FPDU, as [`crate::mpa::Deframer`] reports them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Deframed {
+    pub ulpdus: Vec<Vec<u8>>,
+    pub end: Result<(), MpaError>,
+}
+
 /// Work the hardware blocks do, as one interface.
 pub trait Offload {
     /// Short backend name as the CLI spells it (`sw`, `sim`, `ok`).
@@ -46,6 +55,19 @@ pub trait Offload {
     ) -> Result<Vec<u8>, OffloadError> {
         let _ = (config, start_offset, ulpdus);
         Err(OffloadError::Unsupported { backend: self.backend(), operation: "MPA framing" })
+    }
+
+    /// Deframes an MPA FPDU byte stream whose first octet sits at `start_offset` octets after
+    /// the start of Full Operation: Markers, lengths and CRCs checked, the ULPDUs out. Only an
+    /// invalid configuration is an `Err`; how the stream ended is in [`Deframed::end`].
+    fn mpa_deframe(
+        &mut self,
+        config: &FramingConfig,
+        start_offset: u64,
+        stream: &[u8],
+    ) -> Result<Deframed, OffloadError> {
+        let _ = (config, start_offset, stream);
+        Err(OffloadError::Unsupported { backend: self.backend(), operation: "MPA deframing" })
     }
 
     /// Splits an MCTP message into packets (optionally MIC-protected and SMBus-framed), as
@@ -85,6 +107,18 @@ impl Offload for SoftwareOffload {
             framer.frame(u, &mut out)?;
         }
         Ok(out)
+    }
+
+    fn mpa_deframe(
+        &mut self,
+        config: &FramingConfig,
+        start_offset: u64,
+        stream: &[u8],
+    ) -> Result<Deframed, OffloadError> {
+        let mut d = crate::mpa::Deframer::new(*config, start_offset)?;
+        let mut ulpdus = Vec::new();
+        let end = d.push(stream, &mut ulpdus).and_then(|_| d.finish());
+        Ok(Deframed { ulpdus, end })
     }
 
     fn mctp_transmit(

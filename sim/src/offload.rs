@@ -1,20 +1,20 @@
 //! [`VerilatedOffload`]: the `Offload` backend that runs the Verilog of `offload-hdl` in
 //! Verilator (`offload ... --backend sim`).
 
-use offload_hdl::testbench::{run_crc_frames, run_mpa_tx, Traffic};
+use offload_hdl::testbench::{run_crc_frames, run_mpa_rx, run_mpa_tx, Traffic};
 use crate::model::{crc_model_info, SimError, VerilatedModel};
 use offload_driver::crc::CrcKind;
 use offload_driver::mctp::{MctpError, SmbusError, TxRequest, MAX_MESSAGE_LEN, SMBUS_MAX_MTU};
-use offload_driver::mpa::{FramingConfig, MpaError, MAX_ULPDU};
+use offload_driver::mpa::{Deframer, FramingConfig, MpaError, MAX_ULPDU};
 use offload_driver::nvme_mi;
-use offload_driver::{Offload, OffloadError};
+use offload_driver::{Deframed, Offload, OffloadError};
 use std::collections::HashMap;
 
 /// Runs offload work through Verilated models. CRCs go through the CRC engine of the chosen
 /// beat width (8 bytes by default); a kind only built at other widths (CRC-8, CRC-16: 1 byte)
 /// uses the narrowest available. MPA framing goes through the MPA TX framer of the chosen
-/// width (8 bytes when that width is not built), MCTP packetizing through the MCTP TX
-/// packetizer likewise.
+/// width (8 bytes when that width is not built), deframing through the MPA RX receiver,
+/// MCTP packetizing through the MCTP TX packetizer likewise.
 pub struct VerilatedOffload {
     width_bytes: usize,
     models: HashMap<&'static str, VerilatedModel>,
@@ -75,6 +75,36 @@ impl Offload for VerilatedOffload {
             ))));
         }
         Ok(run.fpdus.concat())
+    }
+
+    fn mpa_deframe(&mut self, config: &FramingConfig, start_offset: u64, stream: &[u8]) -> Result<Deframed, OffloadError> {
+        // The software's refusals of a configuration, before anything reaches the hardware.
+        Deframer::new(*config, start_offset)?;
+        let info = crate::MODELS
+            .iter()
+            .filter(|m| m.block == "mpa_rx")
+            .min_by_key(|m| (m.width_bytes != self.width_bytes, m.width_bytes != 8))
+            .ok_or(OffloadError::Unsupported { backend: "sim", operation: "MPA deframing" })?;
+        let m = self.models.entry(info.name).or_insert_with(|| VerilatedModel::new(info));
+        let segments: Vec<Vec<u8>> = stream.chunks(1 << 16).map(<[u8]>::to_vec).collect();
+        let run = run_mpa_rx(m, config, start_offset, &segments, &Traffic::full_rate()).map_err(backend_err)?;
+        // A DDP consumer's side of the block's contract: octets stream, a ULPDU counts once its
+        // last beat says good; at most the last frame is bad, and only with an error on status.
+        let bad = run.frames.iter().filter(|f| f.bad).count();
+        let last_bad = run.frames.last().is_some_and(|f| f.bad);
+        if bad > 1 || (bad == 1 && (!last_bad || run.hw_error.is_none())) {
+            return Err(backend_err(format!("{bad} frames marked bad, status {:?}", run.hw_error)));
+        }
+        let ulpdus = run.good();
+        if run.counters[0] != ulpdus.len() as u64 {
+            return Err(backend_err(format!("{} good frames, counters_fpdus {}", ulpdus.len(), run.counters[0])));
+        }
+        let end = match run.hw_error {
+            Some(e) => Err(e),
+            None if !run.idle => Err(MpaError::Truncated { offset: start_offset + stream.len() as u64 }),
+            None => Ok(()),
+        };
+        Ok(Deframed { ulpdus, end })
     }
 
     fn mctp_transmit(&mut self, request: &TxRequest, message: &[u8]) -> Result<Vec<Vec<u8>>, OffloadError> {

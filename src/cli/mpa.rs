@@ -57,6 +57,9 @@ pub struct DeframeArgs {
     /// Largest ULPDU accepted.
     #[arg(long, default_value_t = MAX_ULPDU)]
     mulpdu: usize,
+    /// Who deframes: the software model or the MPA RX block's Verilog in Verilator.
+    #[arg(long, value_enum, default_value = "sw")]
+    backend: Backend,
 }
 
 #[derive(Args, Debug)]
@@ -101,11 +104,11 @@ fn frame(a: FrameArgs) -> anyhow::Result<()> {
 fn deframe(a: DeframeArgs) -> anyhow::Result<()> {
     let stream = read_input(None)?;
     let cfg = FramingConfig { markers: !a.no_markers, crc: !a.no_crc, mulpdu: a.mulpdu };
-    let mut d = Deframer::new(cfg, a.offset)?;
-    let mut ulpdus = Vec::new();
-    d.push(&stream, &mut ulpdus)?;
-    d.finish()?;
-    write_stdout(&records::encode(&ulpdus))
+    Deframer::new(cfg, a.offset)?;
+    let out = a.backend.open()?.mpa_deframe(&cfg, a.offset, &stream)?;
+    // No partial output: the stream is good to its end or the command fails.
+    out.end?;
+    write_stdout(&records::encode(&out.ulpdus))
 }
 
 /// A well-formed DDP untagged Send (RFC 5041 §4): control `41 43` (L=1, DV=1; RDMAP Send),
