@@ -19,6 +19,8 @@ fn demo_runs_and_all_backends_agree() {
     // The hardware model ran and agreed (CI installs Verilator; without it this fails).
     let sim_rows: Vec<&str> = text.lines().filter(|l| l.starts_with("sim ")).collect();
     assert!(sim_rows.iter().any(|l| l.contains("MPA frame") && l.contains("identical")), "{text}");
+    // The round trip: framed by the MPA TX block, deframed by the MPA RX block, the ULPDUs back.
+    assert!(sim_rows.iter().any(|l| l.contains("MPA deframe (round trip)") && l.contains("identical")), "{text}");
     assert!(sim_rows.iter().any(|l| l.contains("CRC-32C") && l.contains("= reference")), "{text}");
     assert!(sim_rows.iter().any(|l| l.contains("NVMe-MI/MCTP/SMBus") && l.contains("identical")), "{text}");
     assert!(dir.join("verilog").read_dir().unwrap().count() >= 10, "the Verilog of every block");
