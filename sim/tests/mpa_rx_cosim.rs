@@ -6,21 +6,14 @@
 //! kind and offset; the input rate on 4 KiB FPDUs; and rust-hdl's simulation against the
 //! Verilog, cycle by cycle. Fails (does not skip) without Verilator.
 
-use offload_driver::mpa::{mulpdu_for_emss, Framer, FramingConfig};
+use offload_driver::mpa::{mulpdu_for_emss, FramingConfig};
+use offload_driver::{Offload, SoftwareOffload};
 use offload_hdl::testbench::{compare_with_deframer, random_segments, run_mpa_rx, MpaRxRun};
 use offload_sim::{model_info, with_trace_on_failure, SimError, Traffic, VerilatedModel};
 use rand::{Rng, SeedableRng};
 
 const WIDTHS: [usize; 2] = [8, 64];
 
-fn frame_all(cfg: FramingConfig, offset: u64, ulpdus: &[Vec<u8>]) -> Vec<u8> {
-    let mut f = Framer::new(cfg, offset).unwrap();
-    let mut out = Vec::new();
-    for u in ulpdus {
-        f.frame(u, &mut out).unwrap();
-    }
-    out
-}
 
 fn run_checked(
     m: &mut VerilatedModel,
@@ -91,7 +84,7 @@ fn random_streams_match_the_software_deframer() {
                     u
                 })
                 .collect();
-            let mut stream = frame_all(cfg, offset, &ulpdus);
+            let mut stream = SoftwareOffload.mpa_frame(&cfg, offset, &ulpdus).unwrap();
             if run_no % 4 == 3 {
                 let bit = rng.gen_range(0..stream.len() * 8);
                 stream[bit / 8] ^= 1 << (bit % 8);
@@ -120,7 +113,7 @@ fn random_streams_match_the_software_deframer() {
 fn every_single_bit_flip_is_reported_as_the_software_reports_it() {
     let cfg = FramingConfig::full(1024);
     let ulpdus: Vec<Vec<u8>> = [42usize, 480, 17, 3].iter().map(|&n| (0..n).map(|i| (i * 7 + n) as u8).collect()).collect();
-    let stream = frame_all(cfg, 0, &ulpdus);
+    let stream = SoftwareOffload.mpa_frame(&cfg, 0, &ulpdus).unwrap();
     assert!(stream.len() > 512, "the stream crosses a second Marker");
     for w in WIDTHS {
         let info = model_info(&format!("mpa_rx_w{w}")).unwrap_or_else(|e| panic!("{e}"));
@@ -148,7 +141,7 @@ fn every_single_bit_flip_is_reported_as_the_software_reports_it() {
 fn input_rate_on_4k_fpdus() {
     let cfg = FramingConfig::full(8192);
     let ulpdus: Vec<Vec<u8>> = (0..200).map(|k| vec![k as u8; 4096]).collect();
-    let stream = frame_all(cfg, 0, &ulpdus);
+    let stream = SoftwareOffload.mpa_frame(&cfg, 0, &ulpdus).unwrap();
     for w in WIDTHS {
         for seg in [stream.len(), 1460] {
             let segments: Vec<Vec<u8>> = stream.chunks(seg).map(|c| c.to_vec()).collect();
@@ -176,7 +169,7 @@ fn rust_hdl_and_verilated_verilog_agree_cycle_by_cycle() {
             let cfg = FramingConfig { markers: i != 3, crc: i != 2, mulpdu: [600, 1442, 300, 128][i] };
             let offset = rng.gen_range(0..16384u64) * 4;
             let ulpdus: Vec<Vec<u8>> = (0..n).map(|_| (0..rng.gen_range(1..=cfg.mulpdu)).map(|_| rng.gen()).collect()).collect();
-            let mut stream = frame_all(cfg, offset, &ulpdus);
+            let mut stream = SoftwareOffload.mpa_frame(&cfg, offset, &ulpdus).unwrap();
             if i == 1 {
                 let at = stream.len() * 3 / 4;
                 stream[at] ^= 0x20;

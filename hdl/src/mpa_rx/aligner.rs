@@ -26,6 +26,7 @@
 //! Marker flag read from registers a clock ahead, 35.8 MHz: docs/PERFORMANCE.md). A length the check stage refuses still cuts the stream the same way; nothing
 //! after it is passed on.
 
+use super::WordBeatSource;
 use crate::axis::AxisSink;
 use rust_hdl::prelude::*;
 
@@ -43,18 +44,8 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     /// before the skid buffer; the octets past it are zeroed by `tkeep`.
     pub s: AxisSink<D, K>,
     pub s_count: Signal<In, Bits<8>>,
-    /// Word beats for the check stage, registered: `b_n` words in lanes `0..b_n` (octet 0 of
-    /// the FPDU's first word in bits 7:0 of lane 0 when `b_first`), `b_last` when the last one
-    /// is the CRC, `b_mk` when lane `b_mkl` is a Marker, `b_base` the stream offset of lane 0.
-    pub b_words: Signal<Out, Bits<D>>,
-    pub b_n: Signal<Out, Bits<8>>,
-    pub b_first: Signal<Out, Bit>,
-    pub b_last: Signal<Out, Bit>,
-    pub b_mk: Signal<Out, Bit>,
-    pub b_mkl: Signal<Out, Bits<8>>,
-    pub b_base: Signal<Out, Bits<32>>,
-    pub b_valid: Signal<Out, Bit>,
-    pub b_ready: Signal<In, Bit>,
+    /// Word beats for the CRC and check stages, registered.
+    pub b: WordBeatSource<D>,
     /// Between FPDUs with nothing held: the stream may end here.
     pub idle: Signal<Out, Bit>,
     // Registers.
@@ -116,15 +107,7 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             cfg_offset: Default::default(),
             s: Default::default(),
             s_count: Default::default(),
-            b_words: Default::default(),
-            b_n: Default::default(),
-            b_first: Default::default(),
-            b_last: Default::default(),
-            b_mk: Default::default(),
-            b_mkl: Default::default(),
-            b_base: Default::default(),
-            b_valid: Default::default(),
-            b_ready: Default::default(),
+            b: Default::default(),
             idle: Default::default(),
             acc: Default::default(),
             c: Default::default(),
@@ -177,14 +160,14 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             self, clock, acc, c, woff, mpos, r, r_sat, mk_q, o_words, o_n, o_first, o_last, o_mk, o_mkl, o_base,
             o_valid
         );
-        self.b_words.next = self.o_words.q.val();
-        self.b_n.next = self.o_n.q.val();
-        self.b_first.next = self.o_first.q.val();
-        self.b_last.next = self.o_last.q.val();
-        self.b_mk.next = self.o_mk.q.val();
-        self.b_mkl.next = self.o_mkl.q.val();
-        self.b_base.next = self.o_base.q.val();
-        self.b_valid.next = self.o_valid.q.val();
+        self.b.words.next = self.o_words.q.val();
+        self.b.n.next = self.o_n.q.val();
+        self.b.first.next = self.o_first.q.val();
+        self.b.last.next = self.o_last.q.val();
+        self.b.mk.next = self.o_mk.q.val();
+        self.b.mkl.next = self.o_mkl.q.val();
+        self.b.base.next = self.o_base.q.val();
+        self.b.valid.next = self.o_valid.q.val();
         self.idle.next = (self.c.q.val() == 0) & (self.r.q.val() == 0) & !self.o_valid.q.val();
 
         // The input beat with the octets past tkeep zeroed (acc holds zeros above c).
@@ -197,7 +180,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         }
 
         // How many words go out: all held whole words, at most N, at most the FPDU's rest.
-        self.adv.next = !self.o_valid.q.val() | self.b_ready.val();
+        self.adv.next = !self.o_valid.q.val() | self.b.ready.val();
         self.avail.next = self.c.q.val() >> 2;
         self.mposv.next = bit_cast::<8, 7>(self.mpos.q.val());
         self.mk.next = self.mk_q.q.val();

@@ -23,6 +23,7 @@
 //! its kind and stream offset are held in `status`, its counter counts, and every later beat is
 //! taken and dropped until reset.
 
+use super::WordBeatSink;
 use crate::axis::AxisSource;
 use rust_hdl::prelude::*;
 
@@ -39,20 +40,12 @@ pub struct Check<const D: usize, const K: usize, const D2: usize> {
     /// Synchronous, active high.
     pub reset: Signal<In, Bit>,
     pub cfg_mulpdu: Signal<In, Bits<16>>,
-    /// Stage A's word beats (see [`super::aligner::Aligner`]).
-    pub b_words: Signal<In, Bits<D>>,
-    pub b_n: Signal<In, Bits<8>>,
-    pub b_first: Signal<In, Bit>,
-    pub b_last: Signal<In, Bit>,
-    pub b_mk: Signal<In, Bit>,
-    pub b_mkl: Signal<In, Bits<8>>,
-    pub b_base: Signal<In, Bits<32>>,
+    /// Stage A's word beats (see [`super::aligner::Aligner`]), through the CRC stage.
+    pub b: WordBeatSink<D>,
     /// The FPDU's CRC differs (last beat; from [`super::crc_check::CrcCheck`]).
     pub b_crc_bad: Signal<In, Bit>,
     pub b_crc_found: Signal<In, Bits<32>>,
     pub b_crc_calc: Signal<In, Bits<32>>,
-    pub b_valid: Signal<In, Bit>,
-    pub b_ready: Signal<Out, Bit>,
     /// One frame per ULPDU; `m_tuser` on the `tlast` beat: the ULPDU is bad; `m_len` its length.
     pub m: AxisSource<D, K>,
     pub m_tuser: Signal<Out, Bit>,
@@ -139,18 +132,10 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Check<D, K, D2
             clock: Default::default(),
             reset: Default::default(),
             cfg_mulpdu: Default::default(),
-            b_words: Default::default(),
-            b_n: Default::default(),
-            b_first: Default::default(),
-            b_last: Default::default(),
-            b_mk: Default::default(),
-            b_mkl: Default::default(),
-            b_base: Default::default(),
+            b: Default::default(),
             b_crc_bad: Default::default(),
             b_crc_found: Default::default(),
             b_crc_calc: Default::default(),
-            b_valid: Default::default(),
-            b_ready: Default::default(),
             m: Default::default(),
             m_tuser: Default::default(),
             m_len: Default::default(),
@@ -250,30 +235,30 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
 
         // A beat is taken when its output has a place (after an error: always, to be dropped).
         self.out_free.next = !self.m_valid.q.val() | self.m.tready.val();
-        self.b_ready.next = !self.reset.val()
+        self.b.ready.next = !self.reset.val()
             & !self.pending.q.val()
             & ((self.err.q.val() != 0) | self.out_free.val());
-        self.take.next = self.b_valid.val() & self.b_ready.val();
+        self.take.next = self.b.valid.val() & self.b.ready.val();
 
         // The words without the Marker: lanes at and above it move down one.
         self.word_mask.next = 0.into();
         for l in 0..(K / 4) {
-            if l.to_bits::<8>() < self.b_mkl.val() {
+            if l.to_bits::<8>() < self.b.mkl.val() {
                 self.word_mask.next =
                     self.word_mask.val() | (self.c_word_d.val() << (l * 32).to_bits::<16>());
             }
         }
-        self.nomk.next = self.b_words.val();
-        self.n_pay.next = self.b_n.val();
-        if self.b_mk.val() {
-            self.nomk.next = (self.b_words.val() & self.word_mask.val())
-                | ((self.b_words.val() >> 32) & !self.word_mask.val());
-            self.n_pay.next = self.b_n.val() - 1;
+        self.nomk.next = self.b.words.val();
+        self.n_pay.next = self.b.n.val();
+        if self.b.mk.val() {
+            self.nomk.next = (self.b.words.val() & self.word_mask.val())
+                | ((self.b.words.val() >> 32) & !self.word_mask.val());
+            self.n_pay.next = self.b.n.val() - 1;
         }
 
         // The header (first beat): lane 0 of the Marker-free words.
         self.hw.next = 0.into();
-        if self.b_mk.val() & (self.b_mkl.val() == 0) {
+        if self.b.mk.val() & (self.b.mkl.val() == 0) {
             self.hw.next = 1.into();
         }
         self.len_in.next = (bit_cast::<16, 8>(self.nomk.val().get_bits::<8>(0)) << 8)
@@ -282,16 +267,16 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
         self.u_eff.next = self.u.q.val();
         self.payload.next = self.nomk.val();
         self.m_raw.next = bit_cast::<16, 8>(self.n_pay.val()) << 2;
-        self.hdr_at.next = self.b_base.val() + (bit_cast::<32, 8>(self.hw.val()) << 2);
+        self.hdr_at.next = self.b.base.val() + (bit_cast::<32, 8>(self.hw.val()) << 2);
         self.hdr_off_eff.next = self.hdr_off.q.val();
         self.fstart_eff.next = self.fstart.q.val();
-        if self.b_first.val() {
+        if self.b.first.val() {
             self.len_eff.next = self.len_in.val();
             self.u_eff.next = self.len_in.val();
             self.payload.next = self.nomk.val() >> 16;
             self.m_raw.next = (bit_cast::<16, 8>(self.n_pay.val()) << 2) - 2;
             self.hdr_off_eff.next = bit_cast::<16, 32>(self.hdr_at.val());
-            self.fstart_eff.next = self.b_base.val();
+            self.fstart_eff.next = self.b.base.val();
         }
         // The ULPDU octets of this beat (PAD and CRC clipped away).
         self.m_cnt.next = bit_cast::<8, 16>(self.m_raw.val());
@@ -309,24 +294,24 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
             | (bit_cast::<D2, D>(self.payload.val()) << (bit_cast::<16, 8>(self.o.q.val()) << 3));
 
         // The length (§4.1 ULPDU_Length, ≤ MULPDU and not 0).
-        self.len_bad.next = self.b_first.val()
+        self.len_bad.next = self.b.first.val()
             & ((self.len_in.val() == 0) | (self.len_in.val() > self.cfg_mulpdu.val()));
 
         // The Marker: FPDUPTR (octets 2-3, big-endian) back to the header, or 0 before it.
-        self.mk_off.next = self.b_base.val() + (bit_cast::<32, 8>(self.b_mkl.val()) << 2);
+        self.mk_off.next = self.b.base.val() + (bit_cast::<32, 8>(self.b.mkl.val()) << 2);
         self.mk_ptr.next =
-            bit_cast::<16, D>(self.b_words.val() >> ((bit_cast::<16, 8>(self.b_mkl.val()) << 5) + 16));
+            bit_cast::<16, D>(self.b.words.val() >> ((bit_cast::<16, 8>(self.b.mkl.val()) << 5) + 16));
         self.found.next = (self.mk_ptr.val() << 8) | (self.mk_ptr.val() >> 8);
         self.expected.next = bit_cast::<16, 32>(self.mk_off.val()) - self.hdr_off_eff.val();
-        if self.b_first.val() & (self.b_mkl.val() == 0) {
+        if self.b.first.val() & (self.b.mkl.val() == 0) {
             self.expected.next = 0.into();
         }
         self.mk_bad.next =
-            self.b_mk.val() & ((self.found.val() & self.c_ptr_mask.val()) != self.expected.val());
+            self.b.mk.val() & ((self.found.val() & self.c_ptr_mask.val()) != self.expected.val());
 
         // The first rule broken in stream order.
         self.kind.next = 0.into();
-        if self.len_bad.val() & !(self.mk_bad.val() & (self.b_mkl.val() == 0)) {
+        if self.len_bad.val() & !(self.mk_bad.val() & (self.b.mkl.val() == 0)) {
             self.kind.next = self.c_err_len.val();
         } else if self.mk_bad.val() {
             self.kind.next = self.c_err_mk.val();
@@ -386,9 +371,9 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
                 self.o.d.next = 0.into();
                 self.ob.d.next = 0.into();
             } else {
-                if self.b_first.val() {
+                if self.b.first.val() {
                     self.len_q.d.next = self.len_in.val();
-                    self.fstart.d.next = self.b_base.val();
+                    self.fstart.d.next = self.b.base.val();
                     self.hdr_off.d.next = self.hdr_off_eff.val();
                 }
                 self.u.d.next = self.u_eff.val() - bit_cast::<16, 8>(self.m_cnt.val());
@@ -406,7 +391,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
                     self.ob.d.next = bit_cast::<D, D2>(self.win.val());
                     self.o.d.next = self.t.val();
                 }
-                if self.b_last.val() {
+                if self.b.last.val() {
                     if self.b_crc_bad.val() {
                         self.err.d.next = self.c_err_crc.val();
                         self.err_off.d.next = self.fstart_eff.val();

@@ -9,6 +9,7 @@
 //! finished CRC is compared with that lane (octet 0 in bits 7:0, as the framer inserts it) and
 //! the beat goes on with `c_crc_bad`; the register restarts for the next FPDU.
 
+use super::{WordBeatSink, WordBeatSource};
 use crate::crc::CrcStep;
 use offload_driver::crc::CrcKind;
 use rust_hdl::prelude::*;
@@ -21,30 +22,14 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     pub reset: Signal<In, Bit>,
     pub cfg_crc: Signal<In, Bit>,
     /// Stage A's word beats (see [`super::aligner::Aligner`]).
-    pub b_words: Signal<In, Bits<D>>,
-    pub b_n: Signal<In, Bits<8>>,
-    pub b_first: Signal<In, Bit>,
-    pub b_last: Signal<In, Bit>,
-    pub b_mk: Signal<In, Bit>,
-    pub b_mkl: Signal<In, Bits<8>>,
-    pub b_base: Signal<In, Bits<32>>,
-    pub b_valid: Signal<In, Bit>,
-    pub b_ready: Signal<Out, Bit>,
+    pub b: WordBeatSink<D>,
     /// The same beats, registered, with `c_crc_bad` on an FPDU's last beat whose CRC differs
     /// (when CRCs are on).
-    pub c_words: Signal<Out, Bits<D>>,
-    pub c_n: Signal<Out, Bits<8>>,
-    pub c_first: Signal<Out, Bit>,
-    pub c_last: Signal<Out, Bit>,
-    pub c_mk: Signal<Out, Bit>,
-    pub c_mkl: Signal<Out, Bits<8>>,
-    pub c_base: Signal<Out, Bits<32>>,
+    pub c: WordBeatSource<D>,
     pub c_crc_bad: Signal<Out, Bit>,
     /// On the last beat: the CRC field (as a little-endian word) and the CRC computed.
     pub c_crc_found: Signal<Out, Bits<32>>,
     pub c_crc_calc: Signal<Out, Bits<32>>,
-    pub c_valid: Signal<Out, Bit>,
-    pub c_ready: Signal<In, Bit>,
     step: CrcStep<D, K, 32>,
     crc_r: DFF<Bits<32>>,
     q_words: DFF<Bits<D>>,
@@ -72,27 +57,11 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             clock: Default::default(),
             reset: Default::default(),
             cfg_crc: Default::default(),
-            b_words: Default::default(),
-            b_n: Default::default(),
-            b_first: Default::default(),
-            b_last: Default::default(),
-            b_mk: Default::default(),
-            b_mkl: Default::default(),
-            b_base: Default::default(),
-            b_valid: Default::default(),
-            b_ready: Default::default(),
-            c_words: Default::default(),
-            c_n: Default::default(),
-            c_first: Default::default(),
-            c_last: Default::default(),
-            c_mk: Default::default(),
-            c_mkl: Default::default(),
-            c_base: Default::default(),
+            b: Default::default(),
+            c: Default::default(),
             c_crc_bad: Default::default(),
             c_crc_found: Default::default(),
             c_crc_calc: Default::default(),
-            c_valid: Default::default(),
-            c_ready: Default::default(),
             c_init: Constant::new(step.init()),
             step,
             crc_r: Default::default(),
@@ -119,24 +88,24 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, crc_r, q_words, q_n, q_first, q_last, q_mk, q_mkl, q_base, q_bad, q_found, q_calc, q_valid);
-        self.c_words.next = self.q_words.q.val();
-        self.c_n.next = self.q_n.q.val();
-        self.c_first.next = self.q_first.q.val();
-        self.c_last.next = self.q_last.q.val();
-        self.c_mk.next = self.q_mk.q.val();
-        self.c_mkl.next = self.q_mkl.q.val();
-        self.c_base.next = self.q_base.q.val();
+        self.c.words.next = self.q_words.q.val();
+        self.c.n.next = self.q_n.q.val();
+        self.c.first.next = self.q_first.q.val();
+        self.c.last.next = self.q_last.q.val();
+        self.c.mk.next = self.q_mk.q.val();
+        self.c.mkl.next = self.q_mkl.q.val();
+        self.c.base.next = self.q_base.q.val();
         self.c_crc_bad.next = self.q_bad.q.val();
         self.c_crc_found.next = self.q_found.q.val();
         self.c_crc_calc.next = self.q_calc.q.val();
-        self.c_valid.next = self.q_valid.q.val();
+        self.c.valid.next = self.q_valid.q.val();
         // Advance whenever the output register is empty or being taken.
-        self.b_ready.next = !self.q_valid.q.val() | self.c_ready.val();
+        self.b.ready.next = !self.q_valid.q.val() | self.c.ready.val();
 
         // The lanes the CRC covers: all, or all but the CRC lane.
-        self.covered.next = self.b_n.val();
-        if self.b_last.val() {
-            self.covered.next = self.b_n.val() - 1;
+        self.covered.next = self.b.n.val();
+        if self.b.last.val() {
+            self.covered.next = self.b.n.val() - 1;
         }
         self.cov_keep.next = 0.into();
         for l in 0..(K / 4) {
@@ -145,27 +114,27 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
             }
         }
         self.step.state.next = self.crc_r.q.val();
-        self.step.data.next = self.b_words.val();
+        self.step.data.next = self.b.words.val();
         self.step.keep.next = self.cov_keep.val();
         // The CRC lane is the last (read from `b_n`, not `covered`: through `covered`, Verilator
         // could no longer split this block and saw the step's keep → nxt → keep as a loop).
-        self.crc_word.next = bit_cast::<32, D>(self.b_words.val() >> (bit_cast::<16, 8>(self.b_n.val() - 1) << 5));
+        self.crc_word.next = bit_cast::<32, D>(self.b.words.val() >> (bit_cast::<16, 8>(self.b.n.val() - 1) << 5));
 
-        if self.b_ready.val() {
-            self.q_valid.d.next = self.b_valid.val();
-            if self.b_valid.val() {
-                self.q_words.d.next = self.b_words.val();
-                self.q_n.d.next = self.b_n.val();
-                self.q_first.d.next = self.b_first.val();
-                self.q_last.d.next = self.b_last.val();
-                self.q_mk.d.next = self.b_mk.val();
-                self.q_mkl.d.next = self.b_mkl.val();
-                self.q_base.d.next = self.b_base.val();
-                self.q_bad.d.next = self.b_last.val() & self.cfg_crc.val() & (self.crc_word.val() != self.step.fin.val());
+        if self.b.ready.val() {
+            self.q_valid.d.next = self.b.valid.val();
+            if self.b.valid.val() {
+                self.q_words.d.next = self.b.words.val();
+                self.q_n.d.next = self.b.n.val();
+                self.q_first.d.next = self.b.first.val();
+                self.q_last.d.next = self.b.last.val();
+                self.q_mk.d.next = self.b.mk.val();
+                self.q_mkl.d.next = self.b.mkl.val();
+                self.q_base.d.next = self.b.base.val();
+                self.q_bad.d.next = self.b.last.val() & self.cfg_crc.val() & (self.crc_word.val() != self.step.fin.val());
                 self.q_found.d.next = self.crc_word.val();
                 self.q_calc.d.next = self.step.fin.val();
                 self.crc_r.d.next = self.step.nxt.val();
-                if self.b_last.val() {
+                if self.b.last.val() {
                     self.crc_r.d.next = self.c_init.val();
                 }
             }

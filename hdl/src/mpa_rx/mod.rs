@@ -79,6 +79,39 @@ pub fn hardware_error(code: u64, offset: u64, found: u64, expected: u64, start_o
     }
 }
 
+/// A beat of one FPDU's words between the receiver's stages: `n` words in lanes `0..n`, the
+/// FPDU's first word in lane 0 when `first` (octet 0 in bits 7:0), `last` when lane `n - 1`
+/// is its CRC, `mk` when lane `mkl` is a Marker, `base` the stream offset of lane 0 (mod
+/// 2^32); `valid`/`ready` as AXI-Stream.
+#[derive(LogicInterface, Default)]
+#[join = "WordBeatSink"]
+pub struct WordBeatSource<const D: usize> {
+    pub words: Signal<Out, Bits<D>>,
+    pub n: Signal<Out, Bits<8>>,
+    pub first: Signal<Out, Bit>,
+    pub last: Signal<Out, Bit>,
+    pub mk: Signal<Out, Bit>,
+    pub mkl: Signal<Out, Bits<8>>,
+    pub base: Signal<Out, Bits<32>>,
+    pub valid: Signal<Out, Bit>,
+    pub ready: Signal<In, Bit>,
+}
+
+/// The receiving side of [`WordBeatSource`].
+#[derive(LogicInterface, Default)]
+#[join = "WordBeatSource"]
+pub struct WordBeatSink<const D: usize> {
+    pub words: Signal<In, Bits<D>>,
+    pub n: Signal<In, Bits<8>>,
+    pub first: Signal<In, Bit>,
+    pub last: Signal<In, Bit>,
+    pub mk: Signal<In, Bit>,
+    pub mkl: Signal<In, Bits<8>>,
+    pub base: Signal<In, Bits<32>>,
+    pub valid: Signal<In, Bit>,
+    pub ready: Signal<Out, Bit>,
+}
+
 /// The receiver's configuration, driven by the register block ([`MpaRxConfigSource`]).
 #[derive(LogicInterface, Default)]
 #[join = "MpaRxConfigSource"]
@@ -217,29 +250,13 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
         self.align.cfg_markers.next = self.cfg.markers.val();
         self.align.cfg_offset.next = self.cfg.offset.val();
 
-        self.crcc.b_words.next = self.align.b_words.val();
-        self.crcc.b_n.next = self.align.b_n.val();
-        self.crcc.b_first.next = self.align.b_first.val();
-        self.crcc.b_last.next = self.align.b_last.val();
-        self.crcc.b_mk.next = self.align.b_mk.val();
-        self.crcc.b_mkl.next = self.align.b_mkl.val();
-        self.crcc.b_base.next = self.align.b_base.val();
-        self.crcc.b_valid.next = self.align.b_valid.val();
-        self.align.b_ready.next = self.crcc.b_ready.val();
+        WordBeatSource::<D>::join(&mut self.align.b, &mut self.crcc.b);
         self.crcc.cfg_crc.next = self.cfg.crc.val();
 
-        self.check.b_words.next = self.crcc.c_words.val();
-        self.check.b_n.next = self.crcc.c_n.val();
-        self.check.b_first.next = self.crcc.c_first.val();
-        self.check.b_last.next = self.crcc.c_last.val();
-        self.check.b_mk.next = self.crcc.c_mk.val();
-        self.check.b_mkl.next = self.crcc.c_mkl.val();
-        self.check.b_base.next = self.crcc.c_base.val();
+        WordBeatSource::<D>::join(&mut self.crcc.c, &mut self.check.b);
         self.check.b_crc_bad.next = self.crcc.c_crc_bad.val();
         self.check.b_crc_found.next = self.crcc.c_crc_found.val();
         self.check.b_crc_calc.next = self.crcc.c_crc_calc.val();
-        self.check.b_valid.next = self.crcc.c_valid.val();
-        self.crcc.c_ready.next = self.check.b_ready.val();
         self.check.cfg_mulpdu.next = self.cfg.mulpdu.val();
 
         AxisSource::<D, K>::link(&mut self.m, &mut self.check.m);

@@ -7,17 +7,10 @@ use super::hdl_model;
 use crate::testbench::{
     compare_with_deframer as compare, random_segments, run_mpa_rx, traffic_grid, ClockedModel, Traffic,
 };
-use offload_driver::mpa::{Framer, FramingConfig};
+use offload_driver::mpa::FramingConfig;
+use offload_driver::{Offload, SoftwareOffload};
 use rand::{Rng, SeedableRng};
 
-fn frame_all(cfg: FramingConfig, offset: u64, ulpdus: &[Vec<u8>]) -> Vec<u8> {
-    let mut f = Framer::new(cfg, offset).unwrap();
-    let mut out = Vec::new();
-    for u in ulpdus {
-        f.frame(u, &mut out).unwrap();
-    }
-    out
-}
 
 /// RFC 5044 Figure 5 (at offset 0) and Figure 6 (at 0x1ec), the octets of the RFC's hex dumps.
 fn figure_streams() -> [(u64, Vec<u8>, Vec<u8>); 2] {
@@ -102,7 +95,7 @@ fn random<const D: usize, const K: usize, const D2: usize>(rounds: usize, max_ul
                 (0..len).map(|_| rng.gen()).collect()
             })
             .collect();
-        let mut stream = frame_all(cfg, offset, &ulpdus);
+        let mut stream = SoftwareOffload.mpa_frame(&cfg, offset, &ulpdus).unwrap();
         if round % 3 == 2 {
             let bit = rng.gen_range(0..stream.len() * 8);
             stream[bit / 8] ^= 1 << (bit % 8);
@@ -133,7 +126,7 @@ fn input_rate_on_4k_fpdus() {
     fn rate<const D: usize, const K: usize, const D2: usize>(n: usize) -> f64 {
         let cfg = FramingConfig::full(8192);
         let ulpdus: Vec<Vec<u8>> = (0..n).map(|k| vec![k as u8; 4096]).collect();
-        let stream = frame_all(cfg, 0, &ulpdus);
+        let stream = SoftwareOffload.mpa_frame(&cfg, 0, &ulpdus).unwrap();
         let mut m = hdl_model::<D, K, D2>().unwrap();
         let r = run_mpa_rx(&mut m, &cfg, 0, &[stream.clone()], &Traffic::full_rate()).unwrap();
         compare(&r, cfg, 0, &stream).unwrap();
