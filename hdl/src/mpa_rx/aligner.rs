@@ -40,6 +40,8 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     pub cfg_markers: Signal<In, Bit>,
     /// Stream offset of the first input octet (a multiple of 4), loaded at reset.
     pub cfg_offset: Signal<In, Bits<32>>,
+    /// MULPDU: a header that breaks it goes out as soon as its two octets are here.
+    pub cfg_mulpdu: Signal<In, Bits<16>>,
     /// The TCP payload; `s_count` is the beat's octets (`K` but on a `tlast` beat), computed
     /// before the skid buffer; the octets past it are zeroed by `tkeep`.
     pub s: AxisSink<D, K>,
@@ -71,6 +73,11 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     avail: Signal<Local, Bits<8>>,
     mposv: Signal<Local, Bits<8>>,
     mk: Signal<Local, Bit>,
+    len_bad: Signal<Local, Bit>,
+    hdr_whole: Signal<Local, Bit>,
+    hdr_half: Signal<Local, Bit>,
+    lead_bad: Signal<Local, Bit>,
+    c_ptr_lo: Constant<Bits<8>>,
     at_start: Signal<Local, Bit>,
     hw: Signal<Local, Bits<8>>,
     hdr_word: Signal<Local, Bits<16>>,
@@ -105,6 +112,12 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             reset: Default::default(),
             cfg_markers: Default::default(),
             cfg_offset: Default::default(),
+            cfg_mulpdu: Default::default(),
+            len_bad: Default::default(),
+            hdr_whole: Default::default(),
+            hdr_half: Default::default(),
+            lead_bad: Default::default(),
+            c_ptr_lo: Constant::new(0xFCu64.into()),
             s: Default::default(),
             s_count: Default::default(),
             b: Default::default(),
@@ -218,10 +231,19 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             self.e.next = self.hw.val() + 1;
         }
         // An FPDU starts only once its header word is here; nothing moves while stage B is full.
-        if self.reset.val()
-            | !self.adv.val()
-            | (self.at_start.val() & (self.avail.val() <= self.hw.val()))
-        {
+        // An FPDU starts once its header word is here — or, when the length is bad, once the
+        // header's two octets are, and when a leading Marker is bad (its FPDUPTR must be 0),
+        // once the Marker is: the software deframer judges each field as it completes, and
+        // nothing after a bad one is passed on.
+        self.len_bad.next = (self.len.val() == 0) | (self.len.val() > bit_cast::<32, 16>(self.cfg_mulpdu.val()));
+        self.hdr_whole.next = self.avail.val() > self.hw.val();
+        self.lead_bad.next = (self.hw.val() == 1)
+            & (self.avail.val() != 0)
+            & ((self.acc.q.val().get_bits::<8>(16) != 0)
+                | ((self.acc.q.val().get_bits::<8>(24) & self.c_ptr_lo.val()) != 0));
+        self.hdr_half.next = (self.len_bad.val() & (self.c.q.val() >= ((self.hw.val() << 2) + 2)))
+            | self.lead_bad.val();
+        if self.reset.val() | !self.adv.val() | (self.at_start.val() & !self.hdr_whole.val() & !self.hdr_half.val()) {
             self.e.next = 0.into();
         }
         self.mk_in.next = self.mk.val() & (self.mposv.val() < self.e.val());
@@ -232,6 +254,10 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
 
         // Room for the input beat behind what stays.
         self.stay.next = self.c.q.val() - (self.e.val() << 2);
+        if self.at_start.val() & !self.hdr_whole.val() & self.hdr_half.val() & self.adv.val() {
+            // A bad header sent half: its octets go with it.
+            self.stay.next = 0.into();
+        }
         self.room.next = !self.reset.val() & (self.stay.val() <= self.c_k.val());
         self.s.tready.next = self.room.val();
         self.accept.next = self.room.val() & self.s.tvalid.val();

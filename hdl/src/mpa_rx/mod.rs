@@ -249,6 +249,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
         self.align.s_count.next = self.inbuf.m_user.val();
         self.align.cfg_markers.next = self.cfg.markers.val();
         self.align.cfg_offset.next = self.cfg.offset.val();
+        self.align.cfg_mulpdu.next = self.cfg.mulpdu.val();
 
         WordBeatSource::<D>::join(&mut self.align.b, &mut self.crcc.b);
         self.crcc.cfg_crc.next = self.cfg.crc.val();

@@ -140,3 +140,29 @@ fn input_rate_on_4k_fpdus() {
     assert!(w8 >= 0.95 * 8.0, "W=8: {w8:.3}");
     assert!(w64 >= 0.95 * 64.0, "W=64: {w64:.3}");
 }
+
+/// The software judges ULPDU_Length as soon as its two octets are in, and a leading Marker as
+/// soon as it is; so does the block when the field is bad, though the rest of the FPDU's first
+/// words never comes (both found by the fuzz target: streams `f6 fa` and `00 0a 95 a7`).
+#[test]
+fn a_bad_first_field_is_reported_as_soon_as_it_is_in() {
+    fn run<const D: usize, const K: usize, const D2: usize>() {
+        let cfg = FramingConfig { markers: true, crc: true, mulpdu: 300 };
+        // A bad length alone, behind a leading Marker, a zero length; a bad leading Marker alone
+        // (41984 = 82 · 512, FPDUPTR 0x95a7) and one whose low two bits alone are set (good).
+        for (offset, stream) in [
+            (236u64, vec![0xf6, 0xfa]),
+            (0, vec![0, 0, 0, 0, 0x01, 0x2d]),
+            (4, vec![0, 0]),
+            (41984, vec![0x00, 0x0a, 0x95, 0xa7]),
+            (512, vec![0, 0, 0, 3]),
+        ] {
+            let mut m = hdl_model::<D, K, D2>().unwrap();
+            let r = run_mpa_rx(&mut m, &cfg, offset, &[stream.clone()], &Traffic::full_rate()).unwrap();
+            compare(&r, cfg, offset, &stream).unwrap_or_else(|e| panic!("W={K} offset {offset}: {e}"));
+            assert_eq!(r.hw_error.is_some(), offset != 512, "W={K} offset {offset}");
+        }
+    }
+    run::<64, 8, 128>();
+    run::<512, 64, 1024>();
+}
