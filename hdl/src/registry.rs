@@ -226,7 +226,7 @@ fn mpa_rx<const D: usize, const K: usize, const D2: usize>() -> BlockEntry {
              {K} octets/beat.\n\
              reset is synchronous, active high; cfg_markers, cfg_crc, cfg_mulpdu are live, cfg_offset is loaded \
              at reset; m_len rides with every beat; m_tuser on the tlast beat marks a bad ULPDU (drop it); the \
-             first error stops the stream until reset (status_error/status_offset); counters wrap."
+             first error stops the stream until reset (status_error/_offset/_found/_expected); counters wrap."
         ),
         MpaRx::<D, K, D2>::default,
     )

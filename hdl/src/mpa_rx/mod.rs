@@ -26,7 +26,9 @@
 //! cut-through NIC does: no block RAM sized for MULPDU, latency of a few clocks rather than an
 //! FPDU. The first invalid FPDU ends the stream (§8): an open frame closes with `m_tuser`
 //! high, nothing after it is passed, `status` says why and where, until reset. The software
-//! reference states the same contract ([`expected`], `offload_driver::mpa::accept_verdicts`).
+//! reference states the same contract: `Deframer` hands out a ULPDU only once its FPDU checked
+//! good, and those are the frames whose `tlast` said good ([`expected`],
+//! [`crate::testbench::compare_with_deframer`]).
 //!
 //! Written once, in `#[hdl_gen]`, as four stages: the input skid buffer
 //! ([`crate::axis::AxisSkid`]: `s_tready` is a register output), [`aligner::Aligner`] (the
