@@ -11,9 +11,9 @@ use crate::mpa_rx::MpaRx;
 use crate::mpa_tx::MpaTx;
 use crate::ports::{ports_of, Dir, Port};
 use crate::top::OffloadTop;
+use std::sync::Arc;
 use offload_driver::crc::CrcKind;
 use rust_hdl::prelude::*;
-use std::sync::Arc;
 
 /// Generated hardware of one entry: rust-hdl's Verilog (top module named `top`) and its ports.
 #[derive(Clone, Debug)]
@@ -41,10 +41,7 @@ pub struct BlockEntry {
 
 impl std::fmt::Debug for BlockEntry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BlockEntry")
-            .field("name", &self.name)
-            .field("block", &self.block)
-            .finish_non_exhaustive()
+        f.debug_struct("BlockEntry").field("name", &self.name).field("block", &self.block).finish_non_exhaustive()
     }
 }
 
@@ -66,10 +63,7 @@ impl BlockEntry {
             make: Arc::new(move || {
                 let mut uut = make();
                 uut.connect_all();
-                Generated {
-                    verilog: generate_verilog(&uut),
-                    ports: ports_of(&uut),
-                }
+                Generated { verilog: generate_verilog(&uut), ports: ports_of(&uut) }
             }),
         }
     }
@@ -117,10 +111,7 @@ impl BlockEntry {
         for line in self.header(&g.ports).lines() {
             s.push_str(&format!("// {line}\n"));
         }
-        s.push_str(&rename_top(
-            &flatten_ports(&g.verilog, &g.ports),
-            &self.module_name(),
-        ));
+        s.push_str(&rename_top(&flatten_ports(&g.verilog, &g.ports), &self.module_name()));
         s
     }
 }
@@ -130,11 +121,8 @@ impl BlockEntry {
 /// identifiers of the top module are renamed, and not the formal port names of its child
 /// instances (`.s$tdata(…)`), which belong to the child.
 pub fn flatten_ports(verilog: &str, ports: &[Port]) -> String {
-    let map: std::collections::HashMap<&str, &str> = ports
-        .iter()
-        .filter(|p| p.hdl_name != p.name)
-        .map(|p| (p.hdl_name.as_str(), p.name.as_str()))
-        .collect();
+    let map: std::collections::HashMap<&str, &str> =
+        ports.iter().filter(|p| p.hdl_name != p.name).map(|p| (p.hdl_name.as_str(), p.name.as_str())).collect();
     if map.is_empty() {
         return verilog.to_string();
     }
@@ -194,9 +182,7 @@ fn crc<const D: usize, const K: usize, const C: usize>(kind: CrcKind, short: &st
     );
     BlockEntry {
         crc: Some(kind),
-        ..BlockEntry::new(format!("{short}_w{K}"), "crc", K, summary, move || {
-            CrcEngine::<D, K, C>::new(kind)
-        })
+        ..BlockEntry::new(format!("{short}_w{K}"), "crc", K, summary, move || CrcEngine::<D, K, C>::new(kind))
     }
 }
 
@@ -263,14 +249,8 @@ fn mctp_rx<const D: usize, const K: usize>() -> BlockEntry {
     )
 }
 
-fn top<
-    const MD: usize,
-    const MK: usize,
-    const MH: usize,
-    const MI: usize,
-    const CD: usize,
-    const CK: usize,
->() -> BlockEntry {
+fn top<const MD: usize, const MK: usize, const MH: usize, const MI: usize, const CD: usize, const CK: usize>(
+) -> BlockEntry {
     BlockEntry::new(
         format!("top_w{MK}"),
         "top",

@@ -22,10 +22,7 @@ pub mod mpa_tx;
 pub mod rust_hdl;
 pub mod top;
 
-pub use axis::{
-    random_frames, run_streams, run_streams_with_frame_hook, traffic_grid, AxisPorts, StreamRun,
-    Traffic,
-};
+pub use axis::{random_frames, run_streams, run_streams_with_frame_hook, traffic_grid, AxisPorts, StreamRun, Traffic};
 pub use crc::{run_crc_frames, CrcRun};
 pub use lockstep::{Lockstep, Mismatch};
 pub use model::{BenchError, ClockedModel, PortId};
