@@ -8,7 +8,7 @@ use super::tcp_capture::{Side, TcpCapture};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use offload_driver::mpa::startup::{LocalParams, Startup};
-use offload_driver::mpa::{fpdu_wire_len, mulpdu_for_emss, Deframer, FramingConfig, Framer, MARKER_INTERVAL, MAX_ULPDU};
+use offload_driver::mpa::{fpdu_wire_len, mulpdu_for_emss, FramingConfig, Framer, MARKER_INTERVAL, MAX_ULPDU};
 use offload_driver::Offload;
 use rand::{Rng, SeedableRng};
 use std::io::IsTerminal;
@@ -104,7 +104,7 @@ fn frame(a: FrameArgs) -> anyhow::Result<()> {
 fn deframe(a: DeframeArgs) -> anyhow::Result<()> {
     let stream = read_input(None)?;
     let cfg = FramingConfig { markers: !a.no_markers, crc: !a.no_crc, mulpdu: a.mulpdu };
-    Deframer::new(cfg, a.offset)?;
+    // Both backends refuse a bad configuration (MULPDU, offset) as the Deframer does.
     let out = a.backend.open()?.mpa_deframe(&cfg, a.offset, &stream)?;
     // No partial output: the stream is good to its end or the command fails.
     out.end?;

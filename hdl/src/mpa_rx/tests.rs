@@ -5,7 +5,7 @@
 
 use super::hdl_model;
 use crate::testbench::{
-    compare_with_deframer as compare, random_segments, run_mpa_rx, traffic_grid, ClockedModel, Traffic,
+    compare_with_deframer as compare, random_segments, run_mpa_rx, traffic_grid, Traffic,
 };
 use offload_driver::mpa::FramingConfig;
 use offload_driver::{Offload, SoftwareOffload};
@@ -131,7 +131,6 @@ fn input_rate_on_4k_fpdus() {
         let r = run_mpa_rx(&mut m, &cfg, 0, &[stream.clone()], &Traffic::full_rate()).unwrap();
         compare(&r, cfg, 0, &stream).unwrap();
         let (first, last) = r.stream.accept_span[0].unwrap();
-        let _ = m.cycle();
         r.stream.accepted_bytes[0] as f64 / (last - first + 1) as f64
     }
     let w8 = rate::<64, 8, 128>(6);

@@ -6,8 +6,9 @@
 use super::axis::{run_streams, AxisPorts, StreamRun, Traffic};
 use super::model::{BenchError, ClockedModel};
 use crate::ports::Dir;
-use crate::mpa_rx::{check, expected, hardware_error};
+use crate::mpa_rx::{check, hardware_error};
 use offload_driver::mpa::{FramingConfig, MpaError};
+use offload_driver::{Offload, SoftwareOffload};
 
 /// One output frame: a ULPDU, or the part of a bad one that was passed before its verdict.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,20 +56,7 @@ pub fn run_mpa_rx<M: ClockedModel + ?Sized>(
 ) -> Result<MpaRxRun, BenchError> {
     let input = AxisPorts::bind(m, "s_", true)?;
     let output = AxisPorts::bind(m, "m_", false)?;
-    let set = |m: &mut M, name: &str, width: usize, v: u64| -> Result<(), BenchError> {
-        let p = m.expect_port(name, Dir::In, Some(width))?;
-        m.set(p, v);
-        Ok(())
-    };
-    set(m, "cfg_markers", 1, config.markers as u64)?;
-    set(m, "cfg_crc", 1, config.crc as u64)?;
-    set(
-        m,
-        "cfg_mulpdu",
-        16,
-        config.mulpdu.min(u16::MAX as usize) as u64,
-    )?;
-    set(m, "cfg_offset", 32, offset & 0xFFFF_FFFF)?;
+    super::mpa_tx::set_framing_config(m, config, offset)?;
     let out = |m: &M, name: &str, width: usize| m.expect_port(name, Dir::Out, Some(width));
     let tuser = out(m, "m_tuser", 1)?;
     let len = out(m, "m_len", 16)?;
@@ -149,7 +137,9 @@ pub fn compare_with_deframer(
     offset: u64,
     stream: &[u8],
 ) -> Result<(), String> {
-    let want = expected(cfg, offset, stream);
+    // The software backend deframes `stream` as the block must (its good ULPDUs, and the end).
+    let want = SoftwareOffload.mpa_deframe(&cfg, offset, stream).map_err(|e| e.to_string())?;
+    let error = want.end.clone().err();
     let good = run.good();
     if good != want.ulpdus {
         let at = good
@@ -161,7 +151,7 @@ pub fn compare_with_deframer(
             "{} good ULPDUs, software {}; first difference at ULPDU {at}; software error {:?}",
             good.len(),
             want.ulpdus.len(),
-            want.error
+            error
         ));
     }
     for (i, f) in run.frames.iter().enumerate() {
@@ -177,16 +167,16 @@ pub fn compare_with_deframer(
         }
     }
     let bad_frames = run.frames.iter().filter(|f| f.bad).count() as u64;
-    let truncated = matches!(want.error, Some(MpaError::Truncated { .. }));
-    let status_due = if truncated { None } else { want.error.clone() };
+    let truncated = matches!(error, Some(MpaError::Truncated { .. }));
+    let status_due = if truncated { None } else { error.clone() };
     if run.hw_error != status_due {
-        return Err(format!("status {:?}, software {:?}", run.hw_error, want.error));
+        return Err(format!("status {:?}, software {:?}", run.hw_error, error));
     }
     if status_due.is_none() && bad_frames != 0 {
-        return Err(format!("{bad_frames} bad frames, software {:?}", want.error));
+        return Err(format!("{bad_frames} bad frames, software {:?}", error));
     }
     if status_due.is_none() && run.idle == truncated {
-        return Err(format!("status_idle {} but software says {:?}", run.idle, want.error));
+        return Err(format!("status_idle {} but software says {:?}", run.idle, error));
     }
     let code = run.hw_error.as_ref().map_or(0, |_| run.error);
     let counters = [

@@ -18,6 +18,27 @@ pub struct MpaTxRun {
     pub stream: StreamRun,
 }
 
+/// Drives an MPA block's `cfg_markers`, `cfg_crc`, `cfg_mulpdu` and `cfg_offset` (the framer
+/// and the receiver alike; the offset port keeps as many low bits as it is wide, which is all
+/// the block needs: Marker positions repeat every 512 octets, the receiver's error offsets
+/// are reported mod 2^32).
+pub fn set_framing_config<M: ClockedModel + ?Sized>(
+    m: &mut M,
+    config: &FramingConfig,
+    offset: u64,
+) -> Result<(), BenchError> {
+    let mut set = |name: &str, width: Option<usize>, v: u64| -> Result<(), BenchError> {
+        let p = m.expect_port(name, Dir::In, width)?;
+        let w = m.port_info(p).2;
+        m.set(p, v & crate::bits::low_ones(w));
+        Ok(())
+    };
+    set("cfg_markers", Some(1), config.markers as u64)?;
+    set("cfg_crc", Some(1), config.crc as u64)?;
+    set("cfg_mulpdu", Some(16), config.mulpdu.min(u16::MAX as usize) as u64)?;
+    set("cfg_offset", None, offset)
+}
+
 /// Configures `m` (an MPA TX model), resets it so it loads `offset` (the stream offset of the
 /// first output octet), and frames `ulpdus`.
 pub fn run_mpa_tx<M: ClockedModel + ?Sized>(
@@ -32,15 +53,7 @@ pub fn run_mpa_tx<M: ClockedModel + ?Sized>(
     if input.len.is_none() {
         return Err(BenchError::Port("MPA TX model has no s_len".into()));
     }
-    let set = |m: &mut M, name: &str, width: usize, v: u64| -> Result<(), BenchError> {
-        let p = m.expect_port(name, Dir::In, Some(width))?;
-        m.set(p, v);
-        Ok(())
-    };
-    set(m, "cfg_markers", 1, config.markers as u64)?;
-    set(m, "cfg_crc", 1, config.crc as u64)?;
-    set(m, "cfg_mulpdu", 16, config.mulpdu.min(u16::MAX as usize) as u64)?;
-    set(m, "cfg_offset", 16, offset & 0xFFFF)?;
+    set_framing_config(m, config, offset)?;
     let fpdus = m.expect_port("counters_fpdus", Dir::Out, Some(32))?;
     let dropped = m.expect_port("counters_dropped", Dir::Out, Some(32))?;
     m.reset(2);
