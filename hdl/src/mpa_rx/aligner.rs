@@ -23,10 +23,17 @@
 //! follows it. The header word goes out in a beat of its own (behind a leading Marker): the
 //! length then only feeds registers, which took the header → word count → shifter chain off
 //! the critical path for one beat per FPDU (iCE40 W = 8: 24.3 → 34.0 MHz; with `r` and the
-//! Marker flag read from registers a clock ahead, 35.8 MHz: docs/PERFORMANCE.md). A length the check stage refuses still cuts the stream the same way; nothing
-//! after it is passed on.
+//! Marker flag read from registers a clock ahead, 35.8 MHz: docs/PERFORMANCE.md).
+//!
+//! Words go out whole, but the software deframer judges each field as it completes, and the
+//! 2-octet ULPDU_Length is half a word. So when the first field is bad — a length of 0 or over
+//! MULPDU, or a leading Marker whose FPDUPTR is not 0 — the FPDU's first beat goes out as soon
+//! as that field is in, the rest of its word with it (the check stage reports the error and
+//! nothing after it is passed on). The rule is judged twice, here to send the beat and in the
+//! check stage to report it: one compare each, kept so the check stage alone says why.
 
 use super::WordBeatSource;
+use offload_driver::mpa::HEADER_LEN;
 use crate::axis::AxisSink;
 use rust_hdl::prelude::*;
 
@@ -87,6 +94,7 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     r_next: Signal<Local, Bits<16>>,
     mpos_next: Signal<Local, Bits<7>>,
     c_64: Constant<Bits<16>>,
+    c_hdr_round: Constant<Bits<32>>,
     e: Signal<Local, Bits<8>>,
     mk_in: Signal<Local, Bit>,
     taken: Signal<Local, Bits<16>>,
@@ -132,6 +140,8 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             r_next: Default::default(),
             mpos_next: Default::default(),
             c_64: Constant::new(64u64.into()),
+            // ⌈(HEADER_LEN + len) / 4⌉ = (len + HEADER_LEN + 3) >> 2 words of header, ULPDU and PAD.
+            c_hdr_round: Constant::new(((HEADER_LEN + 3) as u64).into()),
             o_words: Default::default(),
             o_n: Default::default(),
             o_first: Default::default(),
@@ -214,7 +224,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         // this clock's word count — else from the register.
         self.r_eff.next = self.r.q.val();
         if self.at_start.val() {
-            self.r_eff.next = bit_cast::<16, 32>(((self.len.val() + 5) >> 2) + 1);
+            self.r_eff.next = bit_cast::<16, 32>(((self.len.val() + self.c_hdr_round.val()) >> 2) + 1);
         }
         self.fpdu_words.next = self.r_sat.q.val();
         if self.mk.val() & (self.mposv.val() < self.r_sat.q.val()) {

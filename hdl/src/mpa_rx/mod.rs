@@ -27,7 +27,7 @@
 //! FPDU. The first invalid FPDU ends the stream (§8): an open frame closes with `m_tuser`
 //! high, nothing after it is passed, `status` says why and where, until reset. The software
 //! reference states the same contract: `Deframer` hands out a ULPDU only once its FPDU checked
-//! good, and those are the frames whose `tlast` said good ([`expected`],
+//! good, and those are the frames whose `tlast` said good (`SoftwareOffload::mpa_deframe`,
 //! [`crate::testbench::compare_with_deframer`]).
 //!
 //! Written once, in `#[hdl_gen]`, as four stages: the input skid buffer
@@ -45,28 +45,16 @@ use crate::testbench::{BenchError, HdlModel};
 use aligner::Aligner;
 use check::Check;
 use crc_check::CrcCheck;
-use offload_driver::mpa::{Deframer, FramingConfig, MpaError};
+use offload_driver::mpa::{MpaError, CRC_LEN, HEADER_LEN, MARKER_INTERVAL, MARKER_LEN};
 use rust_hdl::prelude::*;
 
-/// What the block must produce for `stream` (the FPDU byte stream from stream offset `offset`,
-/// in any segmentation): the software `Deframer`'s good ULPDUs, in order, and the error that
-/// ends the stream, if any (`Truncated` when it stops inside an FPDU).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Expected {
-    pub ulpdus: Vec<Vec<u8>>,
-    pub error: Option<MpaError>,
-}
-
-/// The block's contract, from the software deframer.
-pub fn expected(cfg: FramingConfig, offset: u64, stream: &[u8]) -> Expected {
-    let mut d = Deframer::new(cfg, offset).expect("a valid framing configuration and offset");
-    let mut ulpdus = Vec::new();
-    let error = d
-        .push(stream, &mut ulpdus)
-        .err()
-        .or_else(|| d.finish().err());
-    Expected { ulpdus, error }
-}
+// The datapath works in 4-octet word lanes and counts Marker positions in a 7-bit word
+// register: it holds for the layout `offload_driver::mpa` defines (and the software framer and
+// deframer use), and the build stops here if that ever changes.
+const _: () = assert!(
+    MARKER_LEN == 4 && CRC_LEN == 4 && HEADER_LEN == 2 && MARKER_INTERVAL / 4 == 1 << 7,
+    "the MPA RX datapath assumes 4-octet Markers and CRC, a 2-octet header and 512-octet Marker spacing"
+);
 
 /// The deframing error the block's status registers describe (`None` while `status_error` is
 /// 0), with the offset widened back from its 32 bits: the stream began at `start_offset` and
