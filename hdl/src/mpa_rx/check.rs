@@ -27,11 +27,9 @@ use super::WordBeatSink;
 use crate::axis::AxisSource;
 use rust_hdl::prelude::*;
 
-/// `status_error` codes.
-pub const ERR_NONE: u64 = 0;
-pub const ERR_CRC: u64 = 1;
-pub const ERR_MARKER: u64 = 2;
-pub const ERR_LENGTH: u64 = 3;
+/// `status_error` codes: defined once, in `offload_driver::mpa::hardware`, where the host reads
+/// them back.
+pub use offload_driver::mpa::hardware::{ERR_CRC, ERR_LENGTH, ERR_MARKER, ERR_NONE};
 
 /// `D = 8·K` data bits, `K` octets per beat, `D2 = 2·D` (the output window).
 #[derive(LogicBlock)]

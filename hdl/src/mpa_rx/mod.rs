@@ -45,7 +45,7 @@ use crate::testbench::{BenchError, HdlModel};
 use aligner::Aligner;
 use check::Check;
 use crc_check::CrcCheck;
-use offload_driver::mpa::{MpaError, CRC_LEN, HEADER_LEN, MARKER_INTERVAL, MARKER_LEN};
+use offload_driver::mpa::{CRC_LEN, HEADER_LEN, MARKER_INTERVAL, MARKER_LEN};
 use rust_hdl::prelude::*;
 
 // The datapath works in 4-octet word lanes and counts Marker positions in a 7-bit word
@@ -56,18 +56,9 @@ const _: () = assert!(
     "the MPA RX datapath assumes 4-octet Markers and CRC, a 2-octet header and 512-octet Marker spacing"
 );
 
-/// The deframing error the block's status registers describe (`None` while `status_error` is
-/// 0), with the offset widened back from its 32 bits: the stream began at `start_offset` and
-/// is shorter than 4 GiB.
-pub fn hardware_error(code: u64, offset: u64, found: u64, expected: u64, start_offset: u64) -> Option<MpaError> {
-    let offset = start_offset + (offset as u32).wrapping_sub(start_offset as u32) as u64;
-    match code {
-        check::ERR_CRC => Some(MpaError::BadCrc { offset, computed: expected as u32, found: found as u32 }),
-        check::ERR_MARKER => Some(MpaError::BadMarker { offset, expected: expected as u16, found: found as u16 }),
-        check::ERR_LENGTH => Some(MpaError::BadLength { offset, len: found as usize, mulpdu: expected as usize }),
-        _ => None,
-    }
-}
+/// The deframing error the block's status ports describe: the host driver's one mapping
+/// (`OffloadTop`'s backend reads the same status through its registers).
+pub use offload_driver::mpa::hardware::hardware_error;
 
 /// A beat of one FPDU's words between the receiver's stages: `n` words in lanes `0..n`, the
 /// FPDU's first word in lane 0 when `first` (octet 0 in bits 7:0), `last` when lane `n - 1`

@@ -6,6 +6,7 @@
 //!   and length.
 //! - [`startup`]: the MPA Request/Reply frames and a sans-IO negotiation machine (§7.1).
 //! - [`tcp`]: the two above over `std::net::TcpStream`.
+//! - [`hardware`]: the hardware receiver's status codes and contract, as a host reads them.
 //!
 //! Offsets are counted in octets from the first octet of Full Operation in one direction (the
 //! first Marker sits at offset 0): RFC 5044 counts them in TCP sequence space relative to that
@@ -13,6 +14,7 @@
 
 pub mod deframer;
 pub mod framer;
+pub mod hardware;
 pub mod startup;
 pub mod tcp;
 
