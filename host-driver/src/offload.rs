@@ -15,6 +15,10 @@ pub enum OffloadError {
     Mpa(#[from] MpaError),
     #[error(transparent)]
     Mctp(#[from] crate::mctp::MctpError),
+    /// The MCTP RX block met one of its limits, or disagreed with the software
+    /// ([`crate::mctp::rx_block`]); `frame` indexes the frames passed in.
+    #[error("backend `{backend}`: {error}")]
+    MctpBlock { backend: &'static str, error: crate::mctp::rx_block::RxBlockError },
     /// The backend itself failed (model build missing, device error, protocol violation of
     /// the hardware against its own contract).
     #[error("backend `{backend}`: {message}")]
@@ -80,6 +84,19 @@ pub trait Offload {
         let _ = (request, message);
         Err(OffloadError::Unsupported { backend: self.backend(), operation: "MCTP packetizing" })
     }
+
+    /// Frames (one packet, or binding frame, each) into messages with every drop rule applied,
+    /// as [`crate::mctp::receive`] reports it. A hardware backend runs the MCTP RX block, whose
+    /// verdict on every frame must agree with the software's ([`crate::mctp::rx_block`]); only
+    /// an invalid request, a limit of the block the input meets, or a fault is an `Err`.
+    fn mctp_receive(
+        &mut self,
+        request: &crate::mctp::RxRequest,
+        frames: &[Vec<u8>],
+    ) -> Result<crate::mctp::RxReport, OffloadError> {
+        let _ = (request, frames);
+        Err(OffloadError::Unsupported { backend: self.backend(), operation: "MCTP receive" })
+    }
 }
 
 /// The pure-software backend: the reference model itself.
@@ -127,5 +144,13 @@ impl Offload for SoftwareOffload {
         message: &[u8],
     ) -> Result<Vec<Vec<u8>>, OffloadError> {
         Ok(crate::mctp::transmit(request, message)?)
+    }
+
+    fn mctp_receive(
+        &mut self,
+        request: &crate::mctp::RxRequest,
+        frames: &[Vec<u8>],
+    ) -> Result<crate::mctp::RxReport, OffloadError> {
+        Ok(crate::mctp::receive(request, frames)?)
     }
 }

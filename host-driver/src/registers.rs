@@ -665,6 +665,27 @@ impl<T: RegisterBus + TopStreams> crate::Offload for TopOffload<T> {
         }
         Ok(packets)
     }
+
+    fn mctp_receive(
+        &mut self,
+        request: &crate::mctp::RxRequest,
+        frames: &[Vec<u8>],
+    ) -> Result<crate::mctp::RxReport, crate::OffloadError> {
+        use crate::mctp::rx_block;
+        let name = self.name;
+        let config = rx_block::block_config(request).map_err(|e| e.into_offload(name))?;
+        self.regs
+            .configure_mctp_rx(&config)
+            .map_err(|e| self.backend_err(e))?;
+        let regs = &mut self.regs;
+        rx_block::receive_through_block(request, frames, |f| {
+            let before = regs.counters().map_err(|e| e.to_string())?.mctp_rx;
+            let messages = regs.bus.stream_rx(&[f.to_vec()]).map_err(|e| e.to_string())?;
+            let after = regs.counters().map_err(|e| e.to_string())?.mctp_rx;
+            Ok((messages, std::array::from_fn(|i| after[i].wrapping_sub(before[i]) as u64)))
+        })
+        .map_err(|e| e.into_offload(name))
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 
 use offload_hdl::testbench::{run_streams, run_streams_with_frame_hook, AxisPorts, StreamRun, Traffic};
 use crate::model::{PortDir, PortId, SimError, VerilatedModel};
-use offload_driver::mctp::{SmbusAddresses, TxRequest};
+use offload_driver::mctp::{Message, RxCounts, SmbusAddresses, TxRequest};
 
 /// One message and how to send it.
 #[derive(Clone, Debug)]
@@ -110,84 +110,108 @@ pub fn run_mctp_tx(m: &mut VerilatedModel, jobs: &[MctpTxJob], traffic: &Traffic
     })
 }
 
-/// Configuration of an MCTP RX run: the block's static `cfg_*` ports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MctpRxConfig {
-    pub smbus: bool,
-    pub mic: bool,
-    pub strict: bool,
-    /// Message limit, MIC included (13 bits).
-    pub max_len: u16,
-}
-
-/// A message the RX block delivered, with the header fields on its side channels.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RxMessage {
-    pub src: u8,
-    pub dst: u8,
-    pub tag: u8,
-    pub tag_owner: bool,
-    pub bytes: Vec<u8>,
-}
+/// Configuration of an MCTP RX run: the block's static `cfg_*` ports (the register block's
+/// `MCTP_RX_CONFIG`/`MCTP_RX_MAX_LEN` in a top).
+pub use offload_driver::registers::MctpRxConfig;
 
 /// What an MCTP RX run produced.
 #[derive(Clone, Debug)]
 pub struct MctpRxRun {
-    pub messages: Vec<RxMessage>,
-    /// The block's counters at the end, in `offload_hdl::mctp_rx::COUNTERS` order:
-    /// messages, malformed, no_context, bad_sequence, bad_unit_size, restarted, too_long,
-    /// contexts_full, bad_pec, bad_smbus, mic_errors, oversize.
-    pub counters: [u64; 12],
+    /// The messages delivered, with the header fields from the side channels.
+    pub messages: Vec<Message>,
+    /// The block's counters at the end, in [`RX_COUNTERS`] order.
+    pub counters: RxCounts,
     pub stream: StreamRun,
 }
 
 /// The RX block's counter ports, in order (the software model's list).
 pub use offload_driver::mctp::RX_COUNTERS;
 
+/// An MCTP RX model bound, configured and reset: frames go in with [`MctpRxBench::run`],
+/// messages come out with the header fields from `m_src_eid`, `m_dst_eid`, `m_tag`, `m_to`
+/// (read on every beat; they must not change within a message).
+pub struct MctpRxBench<'m> {
+    m: &'m mut VerilatedModel,
+    input: AxisPorts,
+    output: AxisPorts,
+    fields: [PortId; 4],
+    counters: Vec<PortId>,
+}
+
+impl<'m> MctpRxBench<'m> {
+    /// Binds `m`'s ports, sets `cfg` on its static ports and resets it.
+    pub fn new(m: &'m mut VerilatedModel, cfg: &MctpRxConfig) -> Result<MctpRxBench<'m>, SimError> {
+        let input = AxisPorts::bind(m, "s_", true)?;
+        let output = AxisPorts::bind(m, "m_", false)?;
+        let p = |n: &str, w: usize| m.expect_port(n, PortDir::In, Some(w));
+        let (smbus, mic, strict, max_len) = (p("cfg_smbus", 1)?, p("cfg_mic", 1)?, p("cfg_strict", 1)?, p("cfg_max_len", 13)?);
+        let q = |n: &str, w: usize| m.expect_port(n, PortDir::Out, Some(w));
+        let fields = [q("m_src_eid", 8)?, q("m_dst_eid", 8)?, q("m_tag", 3)?, q("m_to", 1)?];
+        let counters = RX_COUNTERS.iter().map(|n| q(&format!("counters_{n}"), 32)).collect::<Result<_, _>>()?;
+        if output.tlast.is_none() || output.tready.is_none() {
+            return Err(SimError::Failed("mctp_rx: m_tlast and m_tready expected".into()));
+        }
+        m.set(smbus, cfg.smbus as u64);
+        m.set(mic, cfg.mic as u64);
+        m.set(strict, cfg.strict as u64);
+        m.set(max_len, cfg.max_len as u64 & 0x1FFF);
+        m.reset(2);
+        Ok(MctpRxBench { m, input, output, fields, counters })
+    }
+
+    /// The counters now.
+    pub fn counters(&self) -> RxCounts {
+        std::array::from_fn(|i| self.m.get(self.counters[i]))
+    }
+
+    /// Feeds `frames` (one per packet) with `traffic` and runs until the block is quiet.
+    pub fn run(&mut self, frames: &[Vec<u8>], traffic: &Traffic) -> Result<(Vec<Message>, StreamRun), SimError> {
+        let (out, [src, dst, tag, to]) = (&self.output, self.fields);
+        let (tvalid, tlast, tready) = (out.tvalid, out.tlast.expect("bound"), out.tready.expect("bound"));
+        let mut fields: Vec<(u8, u8, u8, bool)> = Vec::new();
+        let mut cur: Option<(u8, u8, u8, bool)> = None;
+        let stream = run_streams(self.m, &[(&self.input, frames)], &[out], traffic, &mut |m, cycle| {
+            if m.get(tvalid) == 0 || m.get(tready) == 0 {
+                return Ok(());
+            }
+            let f = (m.get(src) as u8, m.get(dst) as u8, m.get(tag) as u8, m.get(to) != 0);
+            if cur.is_some_and(|c| c != f) {
+                return Err(format!("cycle {cycle}: header fields changed within a message"));
+            }
+            cur = Some(f);
+            if m.get(tlast) != 0 {
+                fields.push(f);
+                cur = None;
+            }
+            Ok(())
+        })?;
+        let messages = stream.outputs[0]
+            .iter()
+            .zip(&fields)
+            .map(|(b, &(src, dst, tag, tag_owner))| Message { src, dst, tag, tag_owner, bytes: b.clone() })
+            .collect();
+        Ok((messages, stream))
+    }
+
+    /// One frame, run until the block is quiet: the messages it delivered and what each
+    /// counter moved by (the block's verdict on that frame).
+    pub fn frame(&mut self, frame: &[u8], traffic: &Traffic) -> Result<(Vec<Message>, RxCounts), SimError> {
+        let before = self.counters();
+        let (messages, _) = self.run(&[frame.to_vec()], traffic)?;
+        let after = self.counters();
+        Ok((messages, std::array::from_fn(|i| after[i].wrapping_sub(before[i]) & 0xFFFF_FFFF)))
+    }
+}
+
 /// Resets `m` (an MCTP RX model) with `cfg` on its static ports and feeds it `frames` (one
-/// per packet). The header fields of each delivered message are read from `m_src_eid`,
-/// `m_dst_eid`, `m_tag`, `m_to` on every beat and must not change within a message.
+/// per packet) in one stream.
 pub fn run_mctp_rx(
     m: &mut VerilatedModel,
     cfg: &MctpRxConfig,
     frames: &[Vec<u8>],
     traffic: &Traffic,
 ) -> Result<MctpRxRun, SimError> {
-    let input = AxisPorts::bind(m, "s_", true)?;
-    let output = AxisPorts::bind(m, "m_", false)?;
-    let p = |n: &str, w: usize| m.expect_port(n, PortDir::In, Some(w));
-    let (smbus, mic, strict, max_len) = (p("cfg_smbus", 1)?, p("cfg_mic", 1)?, p("cfg_strict", 1)?, p("cfg_max_len", 13)?);
-    let q = |n: &str, w: usize| m.expect_port(n, PortDir::Out, Some(w));
-    let (src, dst, tag, to) = (q("m_src_eid", 8)?, q("m_dst_eid", 8)?, q("m_tag", 3)?, q("m_to", 1)?);
-    let counters: Vec<PortId> = RX_COUNTERS.iter().map(|n| q(&format!("counters_{n}"), 32)).collect::<Result<_, _>>()?;
-    let (tvalid, tlast, tready) = (output.tvalid, output.tlast.expect("m_tlast"), output.tready.expect("m_tready"));
-    m.set(smbus, cfg.smbus as u64);
-    m.set(mic, cfg.mic as u64);
-    m.set(strict, cfg.strict as u64);
-    m.set(max_len, cfg.max_len as u64 & 0x1FFF);
-    m.reset(2);
-    let mut fields: Vec<(u8, u8, u8, bool)> = Vec::new();
-    let mut cur: Option<(u8, u8, u8, bool)> = None;
-    let stream = run_streams(m, &[(&input, frames)], &[&output], traffic, &mut |m, cycle| {
-        if m.get(tvalid) == 0 || m.get(tready) == 0 {
-            return Ok(());
-        }
-        let f = (m.get(src) as u8, m.get(dst) as u8, m.get(tag) as u8, m.get(to) != 0);
-        if cur.is_some_and(|c| c != f) {
-            return Err(format!("cycle {cycle}: header fields changed within a message"));
-        }
-        cur = Some(f);
-        if m.get(tlast) != 0 {
-            fields.push(f);
-            cur = None;
-        }
-        Ok(())
-    })?;
-    let messages = stream.outputs[0]
-        .iter()
-        .zip(&fields)
-        .map(|(b, &(src, dst, tag, tag_owner))| RxMessage { src, dst, tag, tag_owner, bytes: b.clone() })
-        .collect();
-    let counters = std::array::from_fn(|i| m.get(counters[i]));
-    Ok(MctpRxRun { messages, counters, stream })
+    let mut bench = MctpRxBench::new(m, cfg)?;
+    let (messages, stream) = bench.run(frames, traffic)?;
+    Ok(MctpRxRun { messages, counters: bench.counters(), stream })
 }

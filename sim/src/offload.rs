@@ -4,7 +4,7 @@
 use offload_hdl::testbench::{run_crc_frames, run_mpa_rx, run_mpa_tx, Traffic};
 use crate::model::{crc_model_info, SimError, VerilatedModel};
 use offload_driver::crc::CrcKind;
-use offload_driver::mctp::{MctpError, SmbusError, TxRequest, MAX_MESSAGE_LEN, SMBUS_MAX_MTU};
+use offload_driver::mctp::{rx_block, MctpError, RxReport, RxRequest, SmbusError, TxRequest, MAX_MESSAGE_LEN, SMBUS_MAX_MTU};
 use offload_driver::mpa::{Deframer, FramingConfig, MpaError, MAX_ULPDU};
 use offload_driver::nvme_mi;
 use offload_driver::{Deframed, Offload, OffloadError};
@@ -14,7 +14,7 @@ use std::collections::HashMap;
 /// beat width (8 bytes by default); a kind only built at other widths (CRC-8, CRC-16: 1 byte)
 /// uses the narrowest available. MPA framing goes through the MPA TX framer of the chosen
 /// width (8 bytes when that width is not built), deframing through the MPA RX receiver,
-/// MCTP packetizing through the MCTP TX packetizer likewise.
+/// MCTP packetizing and receiving through the MCTP TX and RX blocks likewise.
 pub struct VerilatedOffload {
     width_bytes: usize,
     models: HashMap<&'static str, VerilatedModel>,
@@ -155,6 +155,20 @@ impl Offload for VerilatedOffload {
             ))));
         }
         Ok(run.frames)
+    }
+
+    fn mctp_receive(&mut self, request: &RxRequest, frames: &[Vec<u8>]) -> Result<RxReport, OffloadError> {
+        let info = crate::MODELS
+            .iter()
+            .filter(|m| m.block == "mctp_rx")
+            .min_by_key(|m| (m.width_bytes != self.width_bytes, m.width_bytes != 8))
+            .ok_or(OffloadError::Unsupported { backend: "sim", operation: "MCTP receive" })?;
+        let config = rx_block::block_config(request).map_err(|e| e.into_offload("sim"))?;
+        let m = self.models.entry(info.name).or_insert_with(|| VerilatedModel::new(info));
+        let mut bench = crate::mctp::MctpRxBench::new(m, &config).map_err(backend_err)?;
+        let traffic = Traffic::full_rate();
+        rx_block::receive_through_block(request, frames, |f| bench.frame(f, &traffic).map_err(|e| e.to_string()))
+            .map_err(|e| e.into_offload("sim"))
     }
 
     fn crc(&mut self, kind: CrcKind, data: &[u8]) -> Result<u64, OffloadError> {

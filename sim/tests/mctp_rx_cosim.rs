@@ -22,7 +22,7 @@ fn config(s: &RxSetup) -> MctpRxConfig {
         smbus: s.smbus,
         mic: s.mic,
         strict: s.strict,
-        max_len: s.max_len as u16,
+        max_len: s.max_len,
     }
 }
 

@@ -8,15 +8,18 @@ use super::backend::Backend;
 use super::io::{read_input, write_stdout};
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
+use offload_driver::mctp::rx_block::RxBlockError;
 use offload_driver::mctp::{
-    receive, Binding, ReassemblyConfig, RxError, RxRequest, SmbusAddresses, TxConfig, TxRequest,
+    Binding, ReassemblyConfig, RxError, RxRequest, SmbusAddresses, TxConfig, TxRequest,
 };
+use offload_driver::OffloadError;
 
 #[derive(Subcommand, Debug)]
 pub enum MctpCommand {
     /// Message on stdin (first octet IC·message type) → one packet per line, lowercase hex.
     Packetize(PacketizeArgs),
-    /// Hex lines on stdin (one packet, or SMBus frame, per line) → the message on stdout.
+    /// Hex lines on stdin (one packet, or SMBus frame, per line) → the message on stdout;
+    /// `--backend sim` runs the MCTP RX block.
     Reassemble(ReassembleArgs),
     /// `link show`: the daemon's links (index, physical address, network, MTU, state).
     Link(ShowArgs),
@@ -138,6 +141,11 @@ pub struct ReassembleArgs {
     /// Each line is an SMBus binding frame: check and strip it (PEC included).
     #[arg(long)]
     smbus: bool,
+    /// Who reassembles: the software model or the MCTP RX block's Verilog in Verilator (one
+    /// reassembly context, messages up to 7680 octets, raw frames up to 260: input past those
+    /// limits is an error naming the line, not a different answer).
+    #[arg(long, value_enum, default_value = "sw")]
+    backend: Backend,
 }
 
 pub fn run(c: MctpCommand) -> anyhow::Result<()> {
@@ -321,7 +329,14 @@ fn reassemble(a: ReassembleArgs) -> anyhow::Result<()> {
         },
         verify_mic: a.ic,
     };
-    let report = receive(&request, &frames)?;
+    let report = match a.backend.open()?.mctp_receive(&request, &frames) {
+        Ok(r) => r,
+        Err(OffloadError::MctpBlock {
+            backend,
+            error: RxBlockError::Limit { frame, what } | RxBlockError::Disagrees { frame, what },
+        }) => bail!("backend `{backend}`: line {}: {what}", lines[frame]),
+        Err(e) => return Err(e).context("reassembling"),
+    };
     let describe = |p: &offload_driver::mctp::RxProblem| {
         let what = match &p.error {
             RxError::Binding(_) => "frame rejected",

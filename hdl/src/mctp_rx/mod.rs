@@ -85,6 +85,12 @@ macro_rules! counter_bundles {
             pub fn as_array(&self) -> [u32; 12] {
                 [$(self.$n),*]
             }
+
+            /// The counters from an array in [`COUNTERS`] order (wrapping to 32 bits).
+            pub fn from_array(a: [u64; 12]) -> RxCounters {
+                let [$($n),*] = a.map(|v| v as u32);
+                RxCounters { $($n),* }
+            }
         }
     };
 }

@@ -5,6 +5,7 @@
 //! - [`packetizer`]: message → packets ([`TxConfig`], [`packetize`]);
 //! - [`reassembly`]: packets → messages with the DSP0236 / Linux drop rules ([`Reassembler`]);
 //! - [`smbus`], [`serial`]: the binding frames around one packet;
+//! - [`rx_block`]: receiving through the hardware depacketizer, checked against [`receive`];
 //! - [`stack`]: the endpoint stack (sockets, routing, links, control protocol, NVMe-MI).
 //!
 //! [`transmit`] and [`receive`] chain them for the [`Offload`](crate::Offload) seam and the
@@ -13,6 +14,7 @@
 pub mod header;
 pub mod packetizer;
 pub mod reassembly;
+pub mod rx_block;
 pub mod serial;
 pub mod smbus;
 pub mod stack;
@@ -180,6 +182,45 @@ pub struct RxReport {
     pub stats: ReassemblyStats,
     /// Partial messages left when the frames ran out.
     pub open_contexts: Vec<ContextKey>,
+    /// What each frame moved the counters of the RX block by ([`RxCounts`]), frame by frame:
+    /// the software's verdicts in the terms a hardware receiver reports them.
+    pub per_frame: Vec<RxCounts>,
+}
+
+/// Increments of the [`RX_COUNTERS`], in that order. The software has no packet limit, so its
+/// `oversize` (the block's own) is always 0.
+pub type RxCounts = [u64; RX_COUNTERS.len()];
+
+impl RxReport {
+    /// The totals of [`RxReport::per_frame`]: the counters a one-context block ends with.
+    pub fn counters(&self) -> RxCounts {
+        self.per_frame.iter().fold([0; RX_COUNTERS.len()], |mut t, c| {
+            t.iter_mut().zip(c).for_each(|(t, c)| *t += c);
+            t
+        })
+    }
+}
+
+/// One frame's [`RxCounts`]: the reassembler's stats before and after it, the messages it
+/// delivered and the problems it caused.
+fn frame_counts(before: &ReassemblyStats, after: &ReassemblyStats, delivered: usize, problems: &[RxProblem]) -> RxCounts {
+    let d = |a: u64, b: u64| a - b;
+    let count = |f: fn(&RxError) -> bool| problems.iter().filter(|p| f(&p.error)).count() as u64;
+    // In `RX_COUNTERS` order (the `rx_counts_follow_the_list` test holds the two together).
+    [
+        delivered as u64,
+        d(after.malformed, before.malformed),
+        d(after.no_context, before.no_context),
+        d(after.bad_sequence, before.bad_sequence),
+        d(after.bad_unit_size, before.bad_unit_size),
+        d(after.restarted, before.restarted),
+        d(after.too_long, before.too_long),
+        d(after.contexts_full, before.contexts_full),
+        count(|e| matches!(e, RxError::Binding(MctpError::Smbus(SmbusError::BadPec { .. })))),
+        count(|e| matches!(e, RxError::Binding(_)) && !matches!(e, RxError::Binding(MctpError::Smbus(SmbusError::BadPec { .. })))),
+        count(|e| matches!(e, RxError::Integrity { .. })),
+        0,
+    ]
 }
 
 /// Frames → messages, applying every drop rule; the frames all count as received at the same
@@ -189,8 +230,10 @@ pub fn receive<F: AsRef<[u8]>>(req: &RxRequest, frames: &[F]) -> Result<RxReport
     let mut serial = (req.binding == Binding::Serial).then(SerialDecoder::new);
     let mut messages = Vec::new();
     let mut problems = Vec::new();
+    let mut per_frame = Vec::with_capacity(frames.len());
     for (i, f) in frames.iter().enumerate() {
         let f = f.as_ref();
+        let (before, m0, p0) = (*r.stats(), messages.len(), problems.len());
         let mut take = |p: Result<&[u8], MctpError>| match p {
             Ok(p) => push_packet(&mut r, req.verify_mic, i, p, &mut messages, &mut problems),
             Err(e) => problems.push(RxProblem {
@@ -209,12 +252,14 @@ pub fn receive<F: AsRef<[u8]>>(req: &RxRequest, frames: &[F]) -> Result<RxReport
                 }
             }
         }
+        per_frame.push(frame_counts(&before, r.stats(), messages.len() - m0, &problems[p0..]));
     }
     Ok(RxReport {
         messages,
         problems,
         stats: *r.stats(),
         open_contexts: r.active_keys(),
+        per_frame,
     })
 }
 
@@ -357,6 +402,55 @@ mod tests {
                 addr: 0x80
             }))
         );
+    }
+
+    /// Each frame's counts name its verdict under the counter's name in `RX_COUNTERS`.
+    #[test]
+    fn rx_counts_follow_the_list() {
+        let at = |n: &str| RX_COUNTERS.iter().position(|c| *c == n).unwrap();
+        let msg: Vec<u8> = std::iter::once(0x84).chain(0..150).collect();
+        let r = TxRequest { append_mic: true, smbus: Some(SmbusAddresses { src: 0x10, dst: 0x1D }), ..req() };
+        let p = transmit(&r, &msg).unwrap(); // 3 frames
+        let mut bad_pec = p[1].clone();
+        *bad_pec.last_mut().unwrap() ^= 1;
+        let mut short = p[1].clone();
+        short.truncate(3);
+        // The same message with a wrong MIC appended by hand: every frame good but the check.
+        let mut wrong = msg.clone();
+        wrong.extend((nvme_mi::mic(&msg) ^ 1).to_le_bytes());
+        let bad_mic = transmit(&TxRequest { append_mic: false, ..r }, &wrong).unwrap();
+        let frames = vec![
+            p[1].clone(), // middle with no start: no_context
+            p[0].clone(),
+            bad_pec,      // bad_pec
+            short,        // bad_smbus
+            p[2].clone(), // sequence skips p[1]: bad_sequence
+            p[0].clone(),
+            p[0].clone(), // restarted
+            p[1].clone(),
+            p[2].clone(), // message
+            bad_mic[0].clone(),
+            bad_mic[1].clone(),
+            bad_mic[2].clone(), // mic_errors
+        ];
+        let rep = receive(&rx(Binding::Smbus, true), &frames).unwrap();
+        let only = |i: usize, n: &str| {
+            let mut c = [0; 12];
+            c[at(n)] = 1;
+            assert_eq!(rep.per_frame[i], c, "frame {i}: {n}");
+        };
+        only(0, "no_context");
+        only(2, "bad_pec");
+        only(3, "bad_smbus");
+        only(4, "bad_sequence");
+        only(6, "restarted");
+        only(8, "messages");
+        only(11, "mic_errors");
+        for i in [1, 5, 7, 9, 10] {
+            assert_eq!(rep.per_frame[i], [0; 12], "frame {i} taken");
+        }
+        assert_eq!(rep.counters().iter().sum::<u64>(), 7);
+        assert_eq!(rep.per_frame.len(), frames.len());
     }
 
     #[test]
