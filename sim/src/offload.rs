@@ -88,23 +88,16 @@ impl Offload for VerilatedOffload {
         let m = self.models.entry(info.name).or_insert_with(|| VerilatedModel::new(info));
         let segments: Vec<Vec<u8>> = stream.chunks(1 << 16).map(<[u8]>::to_vec).collect();
         let run = run_mpa_rx(m, config, start_offset, &segments, &Traffic::full_rate()).map_err(backend_err)?;
-        // A DDP consumer's side of the block's contract: octets stream, a ULPDU counts once its
-        // last beat says good; at most the last frame is bad, and only with an error on status.
-        let bad = run.frames.iter().filter(|f| f.bad).count();
-        let last_bad = run.frames.last().is_some_and(|f| f.bad);
-        if bad > 1 || (bad == 1 && (!last_bad || run.hw_error.is_none())) {
-            return Err(backend_err(format!("{bad} frames marked bad, status {:?}", run.hw_error)));
-        }
-        let ulpdus = run.good();
-        if run.counters[0] != ulpdus.len() as u64 {
-            return Err(backend_err(format!("{} good frames, counters_fpdus {}", ulpdus.len(), run.counters[0])));
-        }
-        let end = match run.hw_error {
-            Some(e) => Err(e),
-            None if !run.idle => Err(MpaError::Truncated { offset: start_offset + stream.len() as u64 }),
-            None => Ok(()),
-        };
-        Ok(Deframed { ulpdus, end })
+        // A DDP consumer's side of the block's contract, checked as the top's backend checks it.
+        let frames = run.frames.into_iter().map(|f| (f.octets, f.bad));
+        offload_driver::mpa::hardware::deframed_from_hardware(
+            frames,
+            run.hw_error,
+            run.idle,
+            run.counters[0],
+            start_offset + stream.len() as u64,
+        )
+        .map_err(backend_err)
     }
 
     fn mctp_transmit(&mut self, request: &TxRequest, message: &[u8]) -> Result<Vec<Vec<u8>>, OffloadError> {
