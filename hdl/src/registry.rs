@@ -249,20 +249,29 @@ fn mctp_rx<const D: usize, const K: usize>() -> BlockEntry {
     )
 }
 
-fn top<const MD: usize, const MK: usize, const MH: usize, const MI: usize, const CD: usize, const CK: usize>(
-) -> BlockEntry {
+fn top<
+    const MD: usize,
+    const MK: usize,
+    const MH: usize,
+    const MI: usize,
+    const CD: usize,
+    const CK: usize,
+    const RD: usize,
+    const RK: usize,
+    const RD2: usize,
+>() -> BlockEntry {
     BlockEntry::new(
         format!("top_w{MK}"),
         "top",
         MK,
         format!(
             "OffloadTop: MPA TX framer ({MK} octets/beat), MCTP TX packetizer and MCTP RX depacketizer ({CK} \
-             octets/beat) behind a register block (Corundum reg_* interface, map in \
-             offload_driver::registers and docs/TOP.md).\n\
+             octets/beat), MPA RX receiver ({RK} octets/beat: its aligner needs 8 or more) behind a register \
+             block (Corundum reg_* interface, map in offload_driver::registers and docs/TOP.md).\n\
              reset is synchronous, active high; reg_wr_wait/reg_rd_wait are always 0 (every access is \
-             acknowledged the clock after its request)."
+             acknowledged the clock after its request); mpa_rx_m_tuser on the tlast beat marks a bad ULPDU."
         ),
-        OffloadTop::<MD, MK, MH, MI, CD, CK>::default,
+        OffloadTop::<MD, MK, MH, MI, CD, CK, RD, RK, RD2>::default,
     )
 }
 
@@ -280,7 +289,8 @@ pub fn block_kinds() -> Vec<&'static str> {
 /// All shipped instances. CRC-32C at every width (MPA, NVMe-MI), CRC-32 at 8 bytes (Fibre
 /// Channel), CRC-8/SMBUS and CRC-16/MCRF4XX at one byte (the MCTP bindings); the MPA TX framer
 /// at 4, 8 and 64 bytes (the last is the 512-bit datapath of 100 G NICs); the MCTP TX
-/// packetizer and RX depacketizer at 1, 4 and 8 bytes; `OffloadTop` at 4 and 8; the XEM7010
+/// packetizer and RX depacketizer at 1, 4 and 8 bytes; `OffloadTop` at 4 and 8 (MPA RX at 8 in
+/// both); the XEM7010
 /// board core.
 pub fn catalogue() -> Vec<BlockEntry> {
     use CrcKind::*;
@@ -312,12 +322,13 @@ pub fn catalogue() -> Vec<BlockEntry> {
             4,
             "OffloadTop's register block alone (Corundum reg_* interface, map in offload_driver::registers and \
              docs/TOP.md; VERSION reports 4-octet paths): the configuration and counter bundles of the MPA TX, \
-             MCTP TX and MCTP RX blocks, the frame taps it counts, the registered block resets.\n\
+             MCTP TX, MCTP RX and MPA RX blocks, the MPA RX status bundle, the frame taps it counts, the \
+             registered block resets.\n\
              reset is synchronous, active high.",
             || crate::top::regs::RegBlock::new(4, 4),
         ),
-        top::<32, 4, 64, 96, 32, 4>(),
-        top::<64, 8, 96, 160, 64, 8>(),
+        top::<32, 4, 64, 96, 32, 4, 64, 8, 128>(),
+        top::<64, 8, 96, 160, 64, 8, 64, 8, 128>(),
         BlockEntry::new(
             "board_core_w4",
             "board",

@@ -16,11 +16,15 @@
 //! configuration live (change it between FPDUs) and loads `MPA_OFFSET` when it leaves reset,
 //! so [`OffloadRegs::configure_mpa`] writes the registers and then pulses `CONTROL.MPA_RESET`.
 //! The MCTP packetizer latches the header fields with each message's first beat, so they may
-//! be rewritten between messages. Counters are 32-bit, wrap, and are cleared by their block's
-//! reset (the top's `reset` or the `CONTROL` bit).
+//! be rewritten between messages. The MPA receiver has a configuration of its own (each
+//! direction of a connection negotiates Markers and CRC separately, RFC 5044 §7.1, and its
+//! stream offsets are its own), loads `MPA_RX_OFFSET` when it leaves reset, and reports the
+//! first error in live read-only status registers until it is reset
+//! ([`OffloadRegs::configure_mpa_rx`], [`OffloadRegs::mpa_rx_status`]). Counters are 32-bit,
+//! wrap, and are cleared by their block's reset (the top's `reset` or the `CONTROL` bit).
 
 use crate::mctp::{MctpError, SmbusError, TxRequest, MAX_MESSAGE_LEN, MIN_MTU, SMBUS_MAX_MTU};
-use crate::mpa::{FramingConfig, MpaError, MAX_ULPDU};
+use crate::mpa::{hardware, FramingConfig, MpaError, MAX_ULPDU};
 use std::fmt;
 
 /// `ID`: "OFLD" in ASCII.
@@ -34,6 +38,7 @@ pub const ADDR_BITS: u32 = 8;
 pub const CONTROL_MPA_RESET: u32 = 1 << 0;
 pub const CONTROL_MCTP_RESET: u32 = 1 << 1;
 pub const CONTROL_MCTP_RX_RESET: u32 = 1 << 2;
+pub const CONTROL_MPA_RX_RESET: u32 = 1 << 3;
 /// `MPA_CONFIG` bits.
 pub const MPA_CONFIG_MARKERS: u32 = 1 << 0;
 pub const MPA_CONFIG_CRC: u32 = 1 << 1;
@@ -49,6 +54,12 @@ pub const MCTP_RX_MIC: u32 = 1 << 1;
 pub const MCTP_RX_STRICT: u32 = 1 << 2;
 /// The RX block's message limit (MIC included): its reassembly ring less two packets.
 pub const MCTP_RX_MAX_LEN_LIMIT: usize = 7680;
+/// `MPA_RX_CONFIG` bits (as `MPA_CONFIG`'s).
+pub const MPA_RX_CONFIG_MARKERS: u32 = 1 << 0;
+pub const MPA_RX_CONFIG_CRC: u32 = 1 << 1;
+/// `MPA_RX_STATUS` fields: `[1:0]` the error code (`mpa::hardware::ERR_*`), the idle bit.
+pub const MPA_RX_STATUS_ERROR_MASK: u32 = 0x3;
+pub const MPA_RX_STATUS_IDLE: u32 = 1 << 2;
 
 /// Who may write a register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,6 +129,20 @@ pub const MCTP_RX_MAX_LEN: u8 = 0x84;
 pub const MCTP_RX_FRAMES_IN: u8 = 0x88;
 /// The RX block's own counters, from here in [`MCTP_RX_COUNTERS`] order.
 pub const MCTP_RX_MESSAGES: u8 = 0x8C;
+/// `0xC0..=0xEF`: the MPA RX receiver's configuration, status and counters.
+pub const MPA_RX_BASE: u8 = 0xC0;
+pub const MPA_RX_CONFIG: u8 = 0xC0;
+pub const MPA_RX_MULPDU: u8 = 0xC4;
+pub const MPA_RX_OFFSET: u8 = 0xC8;
+pub const MPA_RX_STATUS: u8 = 0xCC;
+pub const MPA_RX_ERROR_OFFSET: u8 = 0xD0;
+pub const MPA_RX_FOUND: u8 = 0xD4;
+pub const MPA_RX_EXPECTED: u8 = 0xD8;
+pub const MPA_RX_SEGMENTS_IN: u8 = 0xDC;
+pub const MPA_RX_FPDUS: u8 = 0xE0;
+pub const MPA_RX_BAD_CRC: u8 = 0xE4;
+pub const MPA_RX_BAD_MARKER: u8 = 0xE8;
+pub const MPA_RX_BAD_LENGTH: u8 = 0xEC;
 /// The RX block's counters (its `ReassemblyStats`, SMBus and MIC errors, oversize frames).
 pub const MCTP_RX_COUNTERS: [&str; 12] = [
     "MCTP_RX_MESSAGES",
@@ -138,7 +163,7 @@ pub const MCTP_RX_COUNTERS: [&str; 12] = [
 pub const MAP: &[Register] = &[
     ro("ID", ID, "0x4F464C44 (\"OFLD\"): this is an offload top"),
     ro("VERSION", VERSION, "[31:16] map version (1); [15:8] MCTP TX octets/beat; [7:0] MPA TX octets/beat"),
-    rw("CONTROL", CONTROL, 0, 0x7, "bit 0: hold the MPA TX framer (and its counters) in reset; bit 1: the same for MCTP TX; bit 2: for MCTP RX"),
+    rw("CONTROL", CONTROL, 0, 0xF, "bit 0: hold the MPA TX framer (and its counters) in reset; bit 1: the same for MCTP TX; bit 2: for MCTP RX; bit 3: for MPA RX"),
     rw("SCRATCH", SCRATCH, 0, 0xFFFF_FFFF, "free for the host (bus check)"),
     rw("MPA_CONFIG", MPA_CONFIG, 0x3, 0x3, "bit 0: Markers; bit 1: CRC (0 sends a zero CRC field); read live, change between FPDUs"),
     rw("MPA_MULPDU", MPA_MULPDU, MAX_ULPDU as u32, 0xFFFF, "[15:0] MULPDU: ULPDUs of 0 octets or of more than this are dropped whole"),
@@ -172,6 +197,18 @@ pub const MAP: &[Register] = &[
     ro("MCTP_RX_BAD_SMBUS", 0xB0, "SMBus frames dropped: byte count, command code or address bits"),
     ro("MCTP_RX_MIC_ERRORS", 0xB4, "messages dropped: NVMe-MI MIC check (IC bit, length, CRC-32C)"),
     ro("MCTP_RX_OVERSIZE", 0xB8, "raw frames dropped: over the block's 260-octet packet limit"),
+    rw("MPA_RX_CONFIG", MPA_RX_CONFIG, 0x3, 0x3, "bit 0: Markers; bit 1: CRC checked (0: the CRC field is ignored); RX's own (each direction negotiates its framing); read live, change between FPDUs"),
+    rw("MPA_RX_MULPDU", MPA_RX_MULPDU, MAX_ULPDU as u32, 0xFFFF, "[15:0] MULPDU: a ULPDU_Length of 0 or above this is an error"),
+    rw("MPA_RX_OFFSET", MPA_RX_OFFSET, 0, 0xFFFF_FFFC, "stream offset (mod 2^32, multiple of 4) of the first octet on mpa_rx_s, loaded when the receiver leaves reset"),
+    ro("MPA_RX_STATUS", MPA_RX_STATUS, "live: [1:0] first error (0 none, 1 CRC, 2 Marker, 3 ULPDU_Length; it stops the stream until CONTROL bit 3); 2: idle (between FPDUs, nothing held)"),
+    ro("MPA_RX_ERROR_OFFSET", MPA_RX_ERROR_OFFSET, "live: stream offset (mod 2^32) of the error, as mpa::Deframer reports it"),
+    ro("MPA_RX_FOUND", MPA_RX_FOUND, "live: what the stream held: the CRC field, FPDUPTR or ULPDU_Length"),
+    ro("MPA_RX_EXPECTED", MPA_RX_EXPECTED, "live: what was due: the CRC computed, the FPDUPTR due, or MULPDU"),
+    ro("MPA_RX_SEGMENTS_IN", MPA_RX_SEGMENTS_IN, "frames (TCP segments) accepted on mpa_rx_s"),
+    ro("MPA_RX_FPDUS", MPA_RX_FPDUS, "good FPDUs: ULPDUs whose mpa_rx_m frame ended good"),
+    ro("MPA_RX_BAD_CRC", MPA_RX_BAD_CRC, "FPDUs with a bad CRC (at most 1 per reset)"),
+    ro("MPA_RX_BAD_MARKER", MPA_RX_BAD_MARKER, "bad Markers (at most 1 per reset)"),
+    ro("MPA_RX_BAD_LENGTH", MPA_RX_BAD_LENGTH, "bad ULPDU_Lengths (at most 1 per reset)"),
 ];
 
 /// The register at `offset`, if mapped.
@@ -267,6 +304,38 @@ pub struct Counters {
     pub mctp_rx_frames_in: u32,
     /// The RX block's counters, in [`MCTP_RX_COUNTERS`] order.
     pub mctp_rx: [u32; 12],
+    pub mpa_rx_segments_in: u32,
+    pub mpa_rx_fpdus: u32,
+    pub mpa_rx_bad_crc: u32,
+    pub mpa_rx_bad_marker: u32,
+    pub mpa_rx_bad_length: u32,
+}
+
+/// The MPA receiver's status registers, read in one pass (live values).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MpaRxStatus {
+    /// `MPA_RX_STATUS[1:0]`: `mpa::hardware::ERR_*`.
+    pub error: u32,
+    /// Between FPDUs with nothing held: a stream may end here.
+    pub idle: bool,
+    /// `MPA_RX_ERROR_OFFSET`, `MPA_RX_FOUND`, `MPA_RX_EXPECTED`.
+    pub offset: u32,
+    pub found: u32,
+    pub expected: u32,
+}
+
+impl MpaRxStatus {
+    /// The error the status describes, its offset widened for a stream that began at
+    /// `start_offset` (`MPA_RX_OFFSET`, before its reduction mod 2^32).
+    pub fn error(&self, start_offset: u64) -> Option<MpaError> {
+        hardware::hardware_error(
+            self.error as u64,
+            self.offset as u64,
+            self.found as u64,
+            self.expected as u64,
+            start_offset,
+        )
+    }
 }
 
 impl fmt::Display for Counters {
@@ -275,7 +344,8 @@ impl fmt::Display for Counters {
             f,
             "MPA: {} ULPDUs in, {} FPDUs out, dropped {} zero-length + {} over MULPDU; \
              MCTP: {} messages in, {} packets / {} messages out, {} refused, {} length errors; \
-             MCTP RX: {} frames in, counters {:?}",
+             MCTP RX: {} frames in, counters {:?}; MPA RX: {} segments in, {} FPDUs, bad CRC {} / \
+             Marker {} / length {}",
             self.mpa_ulpdus_in,
             self.mpa_fpdus,
             self.mpa_drop_zero_len,
@@ -286,7 +356,12 @@ impl fmt::Display for Counters {
             self.mctp_dropped,
             self.mctp_len_errors,
             self.mctp_rx_frames_in,
-            self.mctp_rx
+            self.mctp_rx,
+            self.mpa_rx_segments_in,
+            self.mpa_rx_fpdus,
+            self.mpa_rx_bad_crc,
+            self.mpa_rx_bad_marker,
+            self.mpa_rx_bad_length
         )
     }
 }
@@ -464,6 +539,61 @@ impl<B: RegisterBus> OffloadRegs<B> {
                 }
                 v
             },
+            mpa_rx_segments_in: r(MPA_RX_SEGMENTS_IN)?,
+            mpa_rx_fpdus: r(MPA_RX_FPDUS)?,
+            mpa_rx_bad_crc: r(MPA_RX_BAD_CRC)?,
+            mpa_rx_bad_marker: r(MPA_RX_BAD_MARKER)?,
+            mpa_rx_bad_length: r(MPA_RX_BAD_LENGTH)?,
+        })
+    }
+
+    /// Sets the MPA receiver's framing and the stream offset of the first octet it will see,
+    /// and restarts it under `CONTROL.MPA_RX_RESET` (it loads the offset, clears its status and
+    /// counters). The same refusals as `mpa::Deframer::new`.
+    pub fn configure_mpa_rx(
+        &mut self,
+        config: &FramingConfig,
+        start_offset: u64,
+    ) -> Result<(), RegisterError> {
+        if config.mulpdu == 0 || config.mulpdu > MAX_ULPDU {
+            return Err(MpaError::Mulpdu(config.mulpdu).into());
+        }
+        if start_offset % 4 != 0 {
+            return Err(MpaError::MisalignedOffset(start_offset).into());
+        }
+        let mut c = 0;
+        if config.markers {
+            c |= MPA_RX_CONFIG_MARKERS;
+        }
+        if config.crc {
+            c |= MPA_RX_CONFIG_CRC;
+        }
+        let control = self.bus.read(CONTROL)?;
+        self.bus.write(CONTROL, control | CONTROL_MPA_RX_RESET)?;
+        self.bus.write(MPA_RX_CONFIG, c)?;
+        self.bus.write(MPA_RX_MULPDU, config.mulpdu as u32)?;
+        // Mod 2^32: the status offsets are widened back against the full start offset.
+        self.bus.write(MPA_RX_OFFSET, start_offset as u32)?;
+        self.bus.write(CONTROL, control & !CONTROL_MPA_RX_RESET)
+    }
+
+    /// Pulses `CONTROL.MPA_RX_RESET`: the receiver drops what it holds, reloads
+    /// `MPA_RX_OFFSET` and clears its status and counters.
+    pub fn reset_mpa_rx(&mut self) -> Result<(), RegisterError> {
+        let control = self.bus.read(CONTROL)?;
+        self.bus.write(CONTROL, control | CONTROL_MPA_RX_RESET)?;
+        self.bus.write(CONTROL, control & !CONTROL_MPA_RX_RESET)
+    }
+
+    /// The MPA receiver's status registers.
+    pub fn mpa_rx_status(&mut self) -> Result<MpaRxStatus, RegisterError> {
+        let s = self.bus.read(MPA_RX_STATUS)?;
+        Ok(MpaRxStatus {
+            error: s & MPA_RX_STATUS_ERROR_MASK,
+            idle: s & MPA_RX_STATUS_IDLE != 0,
+            offset: self.bus.read(MPA_RX_ERROR_OFFSET)?,
+            found: self.bus.read(MPA_RX_FOUND)?,
+            expected: self.bus.read(MPA_RX_EXPECTED)?,
         })
     }
 }
@@ -502,6 +632,10 @@ fn check_offset(offset: u8) -> Result<(), RegisterError> {
 /// What `TopStreams::stream` returns: the FPDUs (`mpa_m`) and the MCTP packets (`mctp_m`).
 pub type StreamOutput = (Vec<Vec<u8>>, Vec<Vec<u8>>);
 
+/// What `TopStreams::stream_mpa_rx` returns: the `mpa_rx_m` frames (ULPDUs, or the part of a
+/// bad one passed before its verdict), each with `mpa_rx_m_tuser` of its last beat (bad).
+pub type MpaRxFrames = Vec<(Vec<u8>, bool)>;
+
 /// The streams of an `OffloadTop`, as a transport moves them: the MPA TX input and output and
 /// the MCTP TX input and output, whole frames each way.
 pub trait TopStreams {
@@ -524,6 +658,23 @@ pub trait TopStreams {
         Err(RegisterError::Bus(
             "this transport does not carry the MCTP RX path".into(),
         ))
+    }
+
+    /// Sends `segments` (TCP payload, one frame each; their boundaries mean nothing to the
+    /// receiver) into `mpa_rx_s` and returns the frames `mpa_rx_m` produced with their verdicts
+    /// once the input is in and the output has gone quiet. Transports without the MPA RX path
+    /// refuse.
+    fn stream_mpa_rx(&mut self, segments: &[Vec<u8>]) -> Result<MpaRxFrames, RegisterError> {
+        let _ = segments;
+        Err(RegisterError::Bus(
+            "this transport does not carry the MPA RX path".into(),
+        ))
+    }
+
+    /// Whether [`TopStreams::stream_mpa_rx`] is carried: without it `TopOffload::mpa_deframe`
+    /// answers `Unsupported` (the board's FrontPanel bridge does not carry it yet).
+    fn carries_mpa_rx(&self) -> bool {
+        false
     }
 
     /// Clock cycles the hardware has run, when the transport knows (a simulation does).
@@ -634,6 +785,52 @@ impl<T: RegisterBus + TopStreams> crate::Offload for TopOffload<T> {
             )));
         }
         Ok(fpdus.concat())
+    }
+
+    fn mpa_deframe(
+        &mut self,
+        config: &FramingConfig,
+        start_offset: u64,
+        stream: &[u8],
+    ) -> Result<crate::Deframed, crate::OffloadError> {
+        // The software deframer's refusals of a configuration, before anything reaches the
+        // hardware.
+        crate::mpa::Deframer::new(*config, start_offset)?;
+        if !self.regs.bus.carries_mpa_rx() {
+            return Err(crate::OffloadError::Unsupported {
+                backend: self.name,
+                operation: "MPA deframing (this transport does not carry the MPA RX path)",
+            });
+        }
+        self.regs
+            .configure_mpa_rx(config, start_offset)
+            .map_err(|e| self.backend_err(e))?;
+        let segments: Vec<Vec<u8>> = stream.chunks(1 << 16).map(<[u8]>::to_vec).collect();
+        let frames = self
+            .regs
+            .bus
+            .stream_mpa_rx(&segments)
+            .map_err(|e| self.backend_err(e))?;
+        let status = self.regs.mpa_rx_status().map_err(|e| self.backend_err(e))?;
+        let c = self.regs.counters().map_err(|e| self.backend_err(e))?;
+        // The error counters say what the status says: one error at most, then a stop.
+        let bad = [c.mpa_rx_bad_crc, c.mpa_rx_bad_marker, c.mpa_rx_bad_length];
+        let due = [hardware::ERR_CRC, hardware::ERR_MARKER, hardware::ERR_LENGTH]
+            .map(|k| (status.error as u64 == k) as u32);
+        if c.mpa_rx_segments_in != segments.len() as u32 || bad != due {
+            return Err(self.failed(format!(
+                "{} segments in; status {status:?}; counters: {c}",
+                segments.len()
+            )));
+        }
+        hardware::deframed_from_hardware(
+            frames,
+            status.error(start_offset),
+            status.idle,
+            c.mpa_rx_fpdus as u64,
+            start_offset + stream.len() as u64,
+        )
+        .map_err(|e| self.failed(e))
     }
 
     fn mctp_transmit(
@@ -829,6 +1026,51 @@ mod tests {
             regs.configure_mpa(&bad, 0),
             Err(RegisterError::Mpa(MpaError::Mulpdu(_)))
         ));
+    }
+
+    #[test]
+    fn configure_mpa_rx_writes_the_fields_inside_a_reset_pulse() {
+        let mut regs = OffloadRegs::open(ArrayBus::new()).unwrap();
+        let cfg = FramingConfig {
+            markers: true,
+            crc: false,
+            mulpdu: 8882,
+        };
+        regs.configure_mpa_rx(&cfg, 0x1_0000_01EC).unwrap();
+        assert_eq!(
+            regs.bus().writes.as_slice(),
+            &[
+                (CONTROL, CONTROL_MPA_RX_RESET),
+                (MPA_RX_CONFIG, 1),
+                (MPA_RX_MULPDU, 8882),
+                (MPA_RX_OFFSET, 0x01EC),
+                (CONTROL, 0)
+            ]
+        );
+        assert!(matches!(
+            regs.configure_mpa_rx(&cfg, 2),
+            Err(RegisterError::Mpa(MpaError::MisalignedOffset(2)))
+        ));
+        let bad = FramingConfig { mulpdu: 0, ..cfg };
+        assert!(matches!(
+            regs.configure_mpa_rx(&bad, 0),
+            Err(RegisterError::Mpa(MpaError::Mulpdu(0)))
+        ));
+        // Status: code, idle bit, the error widened against the start offset.
+        regs.bus().regs[MPA_RX_STATUS as usize / 4] = 1 | MPA_RX_STATUS_IDLE;
+        regs.bus().regs[MPA_RX_ERROR_OFFSET as usize / 4] = 0x200;
+        regs.bus().regs[MPA_RX_FOUND as usize / 4] = 5;
+        regs.bus().regs[MPA_RX_EXPECTED as usize / 4] = 6;
+        let st = regs.mpa_rx_status().unwrap();
+        assert_eq!((st.error, st.idle), (1, true));
+        assert_eq!(
+            st.error(0x1_0000_01EC),
+            Some(MpaError::BadCrc {
+                offset: 0x1_0000_0200,
+                computed: 6,
+                found: 5
+            })
+        );
     }
 
     #[test]

@@ -58,7 +58,7 @@ fn register_map_over_the_bus() {
         assert_eq!(regs.read(map::SCRATCH).unwrap(), 0xAA22_33DD);
         regs.write(0xFC, 0xFFFF_FFFF).unwrap();
         assert_eq!(regs.read(0xFC).unwrap(), 0);
-        assert_eq!(regs.read(0xC0).unwrap(), 0, "unmapped");
+        assert_eq!(regs.read(0xF0).unwrap(), 0, "unmapped");
         // Back-to-back accesses: one write and one read per two clocks at most.
         let (c0, a0) = (regs.bus().cycles().unwrap(), regs.bus().accesses);
         for i in 0..100 {
@@ -347,6 +347,11 @@ fn board_core_over_frontpanel_transport() {
             sw.mctp_transmit(&req, &msg).unwrap()
         );
     }
+    // The MPA RX path is not bridged to FrontPanel: deframing is unsupported there.
+    assert!(matches!(
+        hw.mpa_deframe(&FramingConfig::default(), 0, &[0; 8]),
+        Err(OffloadError::Unsupported { .. })
+    ));
     // Both paths at once, refused frames included, counters over FrontPanel.
     let regs = hw.regs();
     let cfg = FramingConfig {
@@ -461,10 +466,130 @@ fn mctp_rx_through_the_top() {
     assert!(regs.configure_mctp_rx(&bad).is_err());
 }
 
+/// The MPA RX path of the top through `TopOffload` (the `Offload` backend, configuring over the
+/// bus): per width, RFC 5044 Figures 5 and 6 and random streams from the software framer
+/// (random framing, MULPDU and start offsets, some past 4 GiB), whole, with a bit flipped or
+/// cut short, with random gaps and back-pressure, deframe exactly as `SoftwareOffload` does; the
+/// status registers and the counters read over the bus say the same; random segmentations
+/// through `stream_mpa_rx` itself; the software deframer's refusals.
+#[test]
+fn mpa_rx_through_the_top() {
+    use offload_driver::mpa::Framer;
+    use offload_driver::Deframed;
+    use offload_hdl::testbench::{random_segments, rfc5044_figure_streams};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x5044);
+    for (name, _) in TOPS {
+        let top = offload_sim::verilated_top(name).unwrap_or_else(|e| panic!("{e}"));
+        let mut hw = TopOffload::open(top, "sim-top").unwrap();
+        let mut sw = SoftwareOffload;
+        let cfg = FramingConfig::default();
+        for (offset, stream, ulpdu) in rfc5044_figure_streams() {
+            let d = hw.mpa_deframe(&cfg, offset, &stream).unwrap();
+            assert_eq!(d, Deframed { ulpdus: vec![ulpdu], end: Ok(()) }, "{name} figure at {offset:#x}");
+            let mut bad = stream.clone();
+            bad[51] ^= 0x80;
+            let d = hw.mpa_deframe(&cfg, offset, &bad).unwrap();
+            assert_eq!(d, sw.mpa_deframe(&cfg, offset, &bad).unwrap(), "{name}");
+            assert!(matches!(d.end, Err(MpaError::BadCrc { .. })), "{name}: {:?}", d.end);
+        }
+        // Random streams; how each ended: good, truncated, CRC, Marker, length.
+        let mut ends = [0usize; 5];
+        for round in 0..48 {
+            let cfg = FramingConfig {
+                markers: round % 6 == 3 || rng.gen_bool(0.75),
+                crc: rng.gen_bool(0.8),
+                mulpdu: [128, 1442, 300, 8882][round % 4],
+            };
+            let start = 4 * rng.gen_range(0..if round % 3 == 0 { 1u64 << 34 } else { 1 << 12 });
+            let mut framer = Framer::new(cfg, start).unwrap();
+            let mut stream = Vec::new();
+            for _ in 0..rng.gen_range(1..=10) {
+                let len = if rng.gen_bool(0.2) { cfg.mulpdu } else { rng.gen_range(1..=cfg.mulpdu.min(1500)) };
+                let u: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+                framer.frame(&u, &mut stream).unwrap();
+            }
+            let flip = |stream: &mut Vec<u8>, rng: &mut rand::rngs::StdRng| {
+                let bit = rng.gen_range(0..stream.len() * 8);
+                stream[bit / 8] ^= 1 << (bit % 8);
+            };
+            // A Marker is due at every stream offset that is a multiple of 512.
+            let first_marker = ((512 - start % 512) % 512) as usize;
+            match round % 6 {
+                1 => flip(&mut stream, &mut rng),
+                2 => stream.truncate(rng.gen_range(0..stream.len())),
+                // A Marker's FPDUPTR off by 16 (its low two bits are ignored).
+                3 if first_marker + 4 <= stream.len() => stream[first_marker + 3] ^= 0x10,
+                3 => flip(&mut stream, &mut rng),
+                // The first FPDU's ULPDU_Length 0 or above MULPDU.
+                4 => {
+                    let at = if cfg.markers && first_marker == 0 { 4 } else { 0 };
+                    let len = [0, cfg.mulpdu as u16 + 1][round / 6 % 2];
+                    stream[at..at + 2].copy_from_slice(&len.to_be_bytes());
+                }
+                _ => {}
+            }
+            hw.regs().bus().traffic = Traffic::random([0.0, 0.3][round % 2], [0.0, 0.4][round / 2 % 2], rng.gen());
+            let want = sw.mpa_deframe(&cfg, start, &stream).unwrap();
+            let got = hw.mpa_deframe(&cfg, start, &stream).unwrap_or_else(|e| panic!("{name} round {round}: {e}"));
+            assert_eq!(got, want, "{name} round {round} ({cfg:?} at {start:#x})");
+            // The registers say the same.
+            let st = hw.regs().mpa_rx_status().unwrap();
+            let c = hw.regs().counters().unwrap();
+            let kind = match &want.end {
+                Ok(()) => 0,
+                Err(MpaError::Truncated { .. }) => 1,
+                Err(MpaError::BadCrc { .. }) => 2,
+                Err(MpaError::BadMarker { .. }) => 3,
+                Err(MpaError::BadLength { .. }) => 4,
+                Err(e) => panic!("{name} round {round}: software ended with {e}"),
+            };
+            ends[kind] += 1;
+            assert_eq!(st.error, [0, 0, 1, 2, 3][kind], "{name} round {round}: {st:?}");
+            assert_eq!(st.error(start), want.end.clone().err().filter(|_| kind >= 2), "{name} round {round}");
+            if kind < 2 {
+                assert_eq!(st.idle, kind == 0, "{name} round {round}: {st:?}");
+            }
+            assert_eq!(
+                [c.mpa_rx_fpdus, c.mpa_rx_bad_crc, c.mpa_rx_bad_marker, c.mpa_rx_bad_length],
+                [want.ulpdus.len() as u32, (kind == 2) as u32, (kind == 3) as u32, (kind == 4) as u32],
+                "{name} round {round}: {c}"
+            );
+            assert_eq!(c.mpa_rx_segments_in, stream.len().div_ceil(1 << 16) as u32, "{name} round {round}");
+        }
+        assert!(ends.iter().all(|&n| n > 0), "{name}: stream ends {ends:?}");
+        // Any segmentation gives the same frames.
+        for round in 0..6 {
+            let cfg = FramingConfig { markers: round % 2 == 0, crc: true, mulpdu: 1442 };
+            let start = 4 * rng.gen_range(0..4000);
+            let ulpdus: Vec<Vec<u8>> =
+                (0..8).map(|_| (0..rng.gen_range(1..=1442)).map(|_| rng.gen()).collect()).collect();
+            let mut framer = Framer::new(cfg, start).unwrap();
+            let mut stream = Vec::new();
+            for u in &ulpdus {
+                framer.frame(u, &mut stream).unwrap();
+            }
+            let segments = random_segments(&mut rng, &stream, [3, 64, 700][round % 3]);
+            let regs = hw.regs();
+            regs.configure_mpa_rx(&cfg, start).unwrap();
+            regs.bus().traffic = Traffic::random(0.2, 0.3, rng.gen());
+            let frames = regs.bus().stream_mpa_rx(&segments).unwrap();
+            assert_eq!(frames, ulpdus.iter().map(|u| (u.clone(), false)).collect::<Vec<_>>(), "{name} round {round}");
+            let c = regs.counters().unwrap();
+            assert_eq!((c.mpa_rx_segments_in, c.mpa_rx_fpdus), (segments.len() as u32, 8), "{name} round {round}");
+            assert!(regs.mpa_rx_status().unwrap().idle);
+        }
+        // The software deframer's refusals, before the hardware.
+        let e = hw.mpa_deframe(&FramingConfig { mulpdu: 0, ..cfg }, 0, &[]).unwrap_err();
+        assert!(matches!(e, OffloadError::Mpa(MpaError::Mulpdu(0))), "{e}");
+        let e = hw.mpa_deframe(&cfg, 6, &[0; 8]).unwrap_err();
+        assert!(matches!(e, OffloadError::Mpa(MpaError::MisalignedOffset(6))), "{e}");
+    }
+}
+
 /// rust-hdl's simulation of the whole top (register block, MPA framer, MCTP blocks) and the
 /// Verilated Verilog emitted from it, driven together through the host driver: register
-/// accesses, ULPDUs and messages with random gaps and back-pressure, MCTP RX frames, block
-/// resets over `CONTROL`; every output compared every cycle, and the results checked against
+/// accesses, ULPDUs and messages with random gaps and back-pressure, MCTP RX frames, MPA RX
+/// streams (good and with a bit flipped), block resets over `CONTROL`; every output compared every cycle, and the results checked against
 /// the software.
 #[test]
 fn rust_hdl_and_verilated_top_agree_cycle_by_cycle() {
@@ -510,13 +635,35 @@ fn rust_hdl_and_verilated_top_agree_cycle_by_cycle() {
             let c = regs.counters().unwrap();
             assert_eq!(c.mctp_rx, want.counters.as_array(), "{name} round {round}");
             assert_eq!(c.mpa_ulpdus_in, 12, "{name} round {round}");
+            // MPA RX: a short stream, a bit flipped in odd rounds, in random segments.
+            let rx_cfg = FramingConfig { markers: round % 4 != 3, crc: round % 4 != 2, mulpdu: 400 };
+            let rx_off = 4 * rng.gen_range(0..4000);
+            let mut framer = offload_driver::mpa::Framer::new(rx_cfg, rx_off).unwrap();
+            let mut stream = Vec::new();
+            for _ in 0..4 {
+                let u: Vec<u8> = (0..rng.gen_range(1..=400)).map(|_| rng.gen()).collect();
+                framer.frame(&u, &mut stream).unwrap();
+            }
+            if round % 2 == 1 {
+                let bit = rng.gen_range(0..stream.len() * 8);
+                stream[bit / 8] ^= 1 << (bit % 8);
+            }
+            let want = SoftwareOffload.mpa_deframe(&rx_cfg, rx_off, &stream).unwrap();
+            regs.configure_mpa_rx(&rx_cfg, rx_off).unwrap();
+            let segments = offload_hdl::testbench::random_segments(&mut rng, &stream, 100);
+            let frames = regs.bus().stream_mpa_rx(&segments).unwrap();
+            let good: Vec<Vec<u8>> = frames.iter().filter(|f| !f.1).map(|f| f.0.clone()).collect();
+            assert_eq!(good, want.ulpdus, "{name} round {round}");
+            let st = regs.mpa_rx_status().unwrap();
+            let due = want.end.clone().err().filter(|e| !matches!(e, MpaError::Truncated { .. }));
+            assert_eq!(st.error(rx_off), due, "{name} round {round}");
         }
         let l = regs.bus().model();
         l.check().unwrap_or_else(|e| panic!("{name}: {e}"));
         l.compared_cycles()
     }
-    let total = run("top_w4", offload_hdl::top::hdl_model::<32, 4, 64, 96, 32, 4>().unwrap(), 4)
-        + run("top_w8", offload_hdl::top::hdl_model::<64, 8, 96, 160, 64, 8>().unwrap(), 8);
+    let total = run("top_w4", offload_hdl::top::hdl_model::<32, 4, 64, 96, 32, 4, 64, 8, 128>().unwrap(), 4)
+        + run("top_w8", offload_hdl::top::hdl_model::<64, 8, 96, 160, 64, 8, 64, 8, 128>().unwrap(), 8);
     eprintln!("{total} cycles compared, every output equal");
     assert!(total > 25_000, "{total} cycles compared");
 }
@@ -583,7 +730,7 @@ fn rust_hdl_and_verilated_register_block_agree_cycle_by_cycle() {
             let v: u64 = match name.as_str() {
                 "reset" => rng.gen_ratio(1, 300) as u64,
                 // Mostly mapped addresses.
-                "reg_wr_addr" | "reg_rd_addr" => rng.gen_range(0..0xC0),
+                "reg_wr_addr" | "reg_rd_addr" => rng.gen_range(0..0xF0),
                 _ => rng.gen::<u64>() & (u64::MAX >> (64 - w)),
             };
             l.set(*p, v);

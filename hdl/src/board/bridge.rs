@@ -567,8 +567,14 @@ pub struct BoardCore {
     pub mctp_rx_m_dst_eid: Signal<Out, Bits<8>>,
     pub mctp_rx_m_tag: Signal<Out, Bits<3>>,
     pub mctp_rx_m_to: Signal<Out, Bit>,
+    /// The MPA RX path of `OffloadTop` (8 octets per beat), passed through: not bridged to
+    /// FrontPanel yet.
+    pub mpa_rx_s: AxisSink<64, 8>,
+    pub mpa_rx_m: AxisSource<64, 8>,
+    pub mpa_rx_m_tuser: Signal<Out, Bit>,
+    pub mpa_rx_m_len: Signal<Out, Bits<16>>,
     pub bridge: OkBridge,
-    pub top: OffloadTop<32, 4, 64, 96, 32, 4>,
+    pub top: OffloadTop<32, 4, 64, 96, 32, 4, 64, 8, 128>,
 }
 
 impl Logic for BoardCore {
@@ -604,6 +610,10 @@ impl Logic for BoardCore {
         self.mctp_rx_m_dst_eid.next = self.top.mctp_rx_m_dst_eid.val();
         self.mctp_rx_m_tag.next = self.top.mctp_rx_m_tag.val();
         self.mctp_rx_m_to.next = self.top.mctp_rx_m_to.val();
+        AxisSink::<64, 8>::link(&mut self.mpa_rx_s, &mut self.top.mpa_rx_s);
+        AxisSource::<64, 8>::link(&mut self.mpa_rx_m, &mut self.top.mpa_rx_m);
+        self.mpa_rx_m_tuser.next = self.top.mpa_rx_m_tuser.val();
+        self.mpa_rx_m_len.next = self.top.mpa_rx_m_len.val();
         // OffloadTop side.
         self.top.reset.next = self.bridge.top_reset.val();
         RegMaster::join(&mut self.bridge.reg_bus, &mut self.top.reg_bus);
@@ -628,7 +638,10 @@ pub fn board_hdl_model() -> Result<crate::testbench::HdlModel<BoardCore>, crate:
             wo_mctp_in_free, wo_mpa_out_count, wo_mctp_out_count, mpa_out_data, mctp_out_data, leds,
             mctp_rx_s.tdata, mctp_rx_s.tkeep, mctp_rx_s.tvalid, mctp_rx_s.tlast, mctp_rx_s.tready,
             mctp_rx_m.tdata, mctp_rx_m.tkeep, mctp_rx_m.tvalid, mctp_rx_m.tlast, mctp_rx_m.tready,
-            mctp_rx_m_src_eid, mctp_rx_m_dst_eid, mctp_rx_m_tag, mctp_rx_m_to
+            mctp_rx_m_src_eid, mctp_rx_m_dst_eid, mctp_rx_m_tag, mctp_rx_m_to,
+            mpa_rx_s.tdata, mpa_rx_s.tkeep, mpa_rx_s.tvalid, mpa_rx_s.tlast, mpa_rx_s.tready,
+            mpa_rx_m.tdata, mpa_rx_m.tkeep, mpa_rx_m.tvalid, mpa_rx_m.tlast, mpa_rx_m.tready,
+            mpa_rx_m_tuser, mpa_rx_m_len
         ]
     )
 }

@@ -128,6 +128,12 @@ impl Logic for Xem7010Offload {
         self.core.mctp_rx_s.tvalid.next = false;
         self.core.mctp_rx_s.tlast.next = false;
         self.core.mctp_rx_m.tready.next = true;
+        // Nor is the MPA RX path.
+        self.core.mpa_rx_s.tdata.next = 0.into();
+        self.core.mpa_rx_s.tkeep.next = 0.into();
+        self.core.mpa_rx_s.tvalid.next = false;
+        self.core.mpa_rx_s.tlast.next = false;
+        self.core.mpa_rx_m.tready.next = true;
     }
 }
 

@@ -5,30 +5,13 @@
 
 use super::hdl_model;
 use crate::testbench::{
-    compare_with_deframer as compare, random_segments, run_mpa_rx, traffic_grid, Traffic,
+    compare_with_deframer as compare, random_segments, rfc5044_figure_streams as figure_streams, run_mpa_rx,
+    traffic_grid, Traffic,
 };
 use offload_driver::mpa::FramingConfig;
 use offload_driver::{Offload, SoftwareOffload};
 use rand::{Rng, SeedableRng};
 
-
-/// RFC 5044 Figure 5 (at offset 0) and Figure 6 (at 0x1ec), the octets of the RFC's hex dumps.
-fn figure_streams() -> [(u64, Vec<u8>, Vec<u8>); 2] {
-    let ddp = |msn: u8| vec![0x41, 0x43, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, msn, 0, 0, 0, 0];
-    let mut u1 = ddp(1);
-    u1.extend_from_slice(&[0; 24]);
-    let mut f5 = vec![0, 0, 0, 0, 0x00, 0x2a];
-    f5.extend_from_slice(&u1);
-    f5.extend_from_slice(&[0x52, 0x23, 0x99, 0x83]);
-    let mut u2 = ddp(2);
-    u2.extend_from_slice(&[0; 24]);
-    let mut f6 = vec![0x00, 0x2a];
-    f6.extend_from_slice(&ddp(2));
-    f6.extend_from_slice(&[0, 0, 0x00, 0x14]);
-    f6.extend_from_slice(&[0; 24]);
-    f6.extend_from_slice(&[0x84, 0x92, 0x58, 0x98]);
-    [(0, f5, u1), (0x1ec, f6, u2)]
-}
 
 fn figures<const D: usize, const K: usize, const D2: usize>() {
     let cfg = FramingConfig::default();

@@ -26,7 +26,7 @@ pub use axis::{random_frames, run_streams, run_streams_with_frame_hook, traffic_
 pub use crc::{run_crc_frames, CrcRun};
 pub use lockstep::{Lockstep, Mismatch};
 pub use model::{BenchError, ClockedModel, PortId};
-pub use mpa_rx::{compare_with_deframer, random_segments, run_mpa_rx, MpaRxRun, RxFrame};
+pub use mpa_rx::{compare_with_deframer, random_segments, rfc5044_figure_streams, run_mpa_rx, MpaRxRun, RxFrame};
 pub use mpa_tx::{run_mpa_tx, MpaTxRun};
 pub use rust_hdl::{HdlModel, HdlPort, PortValue};
 pub use top::{BoardBench, TopBench};

@@ -109,6 +109,25 @@ pub fn run_mpa_rx<M: ClockedModel + ?Sized>(
     })
 }
 
+/// RFC 5044 Figure 5 (at offset 0) and Figure 6 (at 0x1ec), the octets of the RFC's hex dumps:
+/// `(start offset, the 52-octet FPDU stream, its ULPDU)` with Markers and CRC on.
+pub fn rfc5044_figure_streams() -> [(u64, Vec<u8>, Vec<u8>); 2] {
+    let ddp = |msn: u8| vec![0x41, 0x43, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, msn, 0, 0, 0, 0];
+    let mut u1 = ddp(1);
+    u1.extend_from_slice(&[0; 24]);
+    let mut f5 = vec![0, 0, 0, 0, 0x00, 0x2a];
+    f5.extend_from_slice(&u1);
+    f5.extend_from_slice(&[0x52, 0x23, 0x99, 0x83]);
+    let mut u2 = ddp(2);
+    u2.extend_from_slice(&[0; 24]);
+    let mut f6 = vec![0x00, 0x2a];
+    f6.extend_from_slice(&ddp(2));
+    f6.extend_from_slice(&[0, 0, 0x00, 0x14]);
+    f6.extend_from_slice(&[0; 24]);
+    f6.extend_from_slice(&[0x84, 0x92, 0x58, 0x98]);
+    [(0, f5, u1), (0x1ec, f6, u2)]
+}
+
 /// Cuts `stream` into segments of random sizes (1..=`max` octets; a few of exactly one octet,
 /// a few of a whole number of beats), as a TCP layer might deliver it.
 pub fn random_segments(rng: &mut impl rand::Rng, stream: &[u8], max: usize) -> Vec<Vec<u8>> {

@@ -9,7 +9,7 @@ use super::model::{BenchError, ClockedModel, PortId};
 use crate::ports::Dir;
 use offload_driver::mctp::Message;
 use offload_driver::ok::{self, FrontPanel};
-use offload_driver::registers::{RegisterBus, RegisterError, TopStreams};
+use offload_driver::registers::{MpaRxFrames, RegisterBus, RegisterError, TopStreams};
 
 /// A bus access that is not acknowledged within this many clocks is an error.
 const BUS_TIMEOUT: u64 = 16;
@@ -38,6 +38,10 @@ pub struct TopBench<M: ClockedModel> {
     rx_out: AxisPorts,
     /// The header-field side channels of `mctp_rx_m`: src, dst, tag, to.
     rx_side: [PortId; 4],
+    mpa_rx_in: AxisPorts,
+    mpa_rx_out: AxisPorts,
+    /// `mpa_rx_m_tuser`: the verdict on each frame's last beat.
+    mpa_rx_tuser: PortId,
     /// Idle cycles and back-pressure of the next [`TopStreams::stream`] calls.
     pub traffic: Traffic,
     /// Bus accesses so far (reads, writes).
@@ -74,12 +78,18 @@ impl<M: ClockedModel> TopBench<M> {
             p(&m, "mctp_rx_m_tag", Dir::Out, 3)?,
             p(&m, "mctp_rx_m_to", Dir::Out, 1)?,
         ];
+        let mpa_rx_in = AxisPorts::bind(&m, "mpa_rx_s_", true)?;
+        let mpa_rx_out = AxisPorts::bind(&m, "mpa_rx_m_", false)?;
+        let mpa_rx_tuser = p(&m, "mpa_rx_m_tuser", Dir::Out, 1)?;
         if mpa_in.len.is_none() || mctp_in.len.is_none() {
             return Err(BenchError::Port(
                 "the top's stream inputs need their _len side channels".into(),
             ));
         }
-        for o in [&mpa_out, &mctp_out, &rx_out] {
+        if mpa_rx_out.tlast.is_none() {
+            return Err(BenchError::Port("no mpa_rx_m_tlast".into()));
+        }
+        for o in [&mpa_out, &mctp_out, &rx_out, &mpa_rx_out] {
             if let Some(r) = o.tready {
                 m.set(r, 1);
             }
@@ -95,6 +105,9 @@ impl<M: ClockedModel> TopBench<M> {
             rx_in,
             rx_out,
             rx_side,
+            mpa_rx_in,
+            mpa_rx_out,
+            mpa_rx_tuser,
             traffic: Traffic::full_rate(),
             accesses: (0, 0),
             last_run: None,
@@ -229,6 +242,45 @@ impl<M: ClockedModel> TopStreams for TopBench<M> {
             .collect();
         self.last_run = Some(run);
         Ok(msgs)
+    }
+
+    fn carries_mpa_rx(&self) -> bool {
+        true
+    }
+
+    fn stream_mpa_rx(&mut self, segments: &[Vec<u8>]) -> Result<MpaRxFrames, RegisterError> {
+        let (out, tuser) = (self.mpa_rx_out.clone(), self.mpa_rx_tuser);
+        let mut verdicts = Vec::new();
+        let run = run_streams(
+            &mut self.m,
+            &[(&self.mpa_rx_in, segments)],
+            &[&self.mpa_rx_out],
+            &self.traffic,
+            &mut |m, _| {
+                // The verdict rides on each frame's last beat.
+                let taken = m.get(out.tvalid) != 0 && out.tready.map_or(true, |r| m.get(r) != 0);
+                if taken && out.tlast.is_some_and(|l| m.get(l) != 0) {
+                    verdicts.push(m.get(tuser) != 0);
+                }
+                Ok(())
+            },
+        );
+        self.m.set(self.mpa_rx_in.tvalid, 0);
+        if let Some(r) = self.mpa_rx_out.tready {
+            self.m.set(r, 1);
+        }
+        self.m.eval();
+        let run = run.map_err(|e| RegisterError::Bus(e.to_string()))?;
+        if verdicts.len() != run.outputs[0].len() {
+            return Err(RegisterError::Bus(format!(
+                "{} mpa_rx_m frames, {} verdicts",
+                run.outputs[0].len(),
+                verdicts.len()
+            )));
+        }
+        let frames = run.outputs[0].iter().cloned().zip(verdicts).collect();
+        self.last_run = Some(run);
+        Ok(frames)
     }
 
     fn cycles(&self) -> Option<u64> {

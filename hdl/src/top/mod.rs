@@ -1,8 +1,10 @@
 //! `OffloadTop`: the generic top a NIC shell (Corundum's application block, an OpenNIC user
-//! box) instantiates — the MPA TX framer and the MCTP TX packetizer on AXI4-Stream ports, and
-//! a register block on Corundum's register interface, one clock, one synchronous reset.
+//! box) instantiates — the MPA TX framer, the MPA RX receiver, the MCTP TX packetizer and the
+//! MCTP RX depacketizer on AXI4-Stream ports, and a register block on Corundum's register
+//! interface, one clock, one synchronous reset.
 //!
-//! Ports (`MK`/`CK` octets per beat of the MPA and MCTP paths); docs/TOP.md has the table:
+//! Ports (`MK`/`CK`/`RK` octets per beat of the MPA TX, MCTP and MPA RX paths); docs/TOP.md
+//! has the table:
 //! - `clock`, `reset` (synchronous, active high: registers to their reset values, blocks and
 //!   counters cleared);
 //! - `reg_wr_addr[7:0]`, `reg_wr_data[31:0]`, `reg_wr_strb[3:0]`, `reg_wr_en` → `reg_wr_wait`,
@@ -17,6 +19,12 @@
 //! - `mctp_rx_s_*` (one frame per packet) → `mctp_rx_m_*` (reassembled messages, with
 //!   `mctp_rx_m_src_eid`/`dst_eid`/`tag`/`to`), its counters in the register window
 //!   `0x80..=0xBF` (`offload_driver::registers::MCTP_RX_BASE`).
+//! - `mpa_rx_s_*` (the TCP payload of one connection, any segmentation) → `mpa_rx_m_*` (one
+//!   frame per ULPDU, `mpa_rx_m_len` with every beat, `mpa_rx_m_tuser` on the last beat: the
+//!   ULPDU is bad), its configuration, live status and counters at `0xC0..=0xEF`
+//!   (`offload_driver::registers::MPA_RX_BASE`). Its width is a generic of its own: the
+//!   receiver's aligner needs at least 8 octets per beat ([`MpaRx`]), so the shipped tops run
+//!   it at 8 whatever the other paths' width.
 //!
 //! The top is wiring of bundles in `#[hdl_gen]`: each port pair is an AXI-Stream bundle
 //! passed through with `link`, each block's configuration and counters a bundle `join`ed to
@@ -29,16 +37,27 @@ pub mod regs;
 use crate::axis::{AxisSink, AxisSource};
 use crate::mctp_rx::{MctpRx, MctpRxConfig, MctpRxCounters};
 use crate::mctp_tx::{MctpTx, MctpTxConfig, MctpTxCounters};
+use crate::mpa_rx::{MpaRx, MpaRxConfig, MpaRxCounters, MpaRxStatus};
 use crate::mpa_tx::{MpaTx, MpaTxConfig, MpaTxCounters};
 use reg_bus::RegBus;
 use regs::RegBlock;
 use rust_hdl::prelude::*;
 
-/// The top for MPA TX at `MK` octets per beat (`MD = 8·MK`) and the MCTP blocks at `CK`
-/// (`CD = 8·CK`); `MH = MD + 32` and `MI = 2·MD + 32` are the MPA framer's internal widths
-/// ([`MpaTx`]).
+/// The top for MPA TX at `MK` octets per beat (`MD = 8·MK`), the MCTP blocks at `CK`
+/// (`CD = 8·CK`) and MPA RX at `RK` (`RD = 8·RK`, `RD2 = 2·RD`; `RK` ≥ 8); `MH = MD + 32` and
+/// `MI = 2·MD + 32` are the MPA framer's internal widths ([`MpaTx`]).
 #[derive(LogicBlock)]
-pub struct OffloadTop<const MD: usize, const MK: usize, const MH: usize, const MI: usize, const CD: usize, const CK: usize> {
+pub struct OffloadTop<
+    const MD: usize,
+    const MK: usize,
+    const MH: usize,
+    const MI: usize,
+    const CD: usize,
+    const CK: usize,
+    const RD: usize,
+    const RK: usize,
+    const RD2: usize,
+> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high.
     pub reset: Signal<In, Bit>,
@@ -55,14 +74,29 @@ pub struct OffloadTop<const MD: usize, const MK: usize, const MH: usize, const M
     pub mctp_rx_m_dst_eid: Signal<Out, Bits<8>>,
     pub mctp_rx_m_tag: Signal<Out, Bits<3>>,
     pub mctp_rx_m_to: Signal<Out, Bit>,
+    pub mpa_rx_s: AxisSink<RD, RK>,
+    pub mpa_rx_m: AxisSource<RD, RK>,
+    /// On the `tlast` beat: the ULPDU is bad, drop it ([`MpaRx`]'s contract).
+    pub mpa_rx_m_tuser: Signal<Out, Bit>,
+    pub mpa_rx_m_len: Signal<Out, Bits<16>>,
     pub regs: RegBlock,
     pub mpa: MpaTx<MD, MK, MH, MI>,
     pub mctp: MctpTx<CD, CK>,
     pub mctp_rx: MctpRx<CD, CK>,
+    pub mpa_rx: MpaRx<RD, RK, RD2>,
 }
 
-impl<const MD: usize, const MK: usize, const MH: usize, const MI: usize, const CD: usize, const CK: usize> Default
-    for OffloadTop<MD, MK, MH, MI, CD, CK>
+impl<
+        const MD: usize,
+        const MK: usize,
+        const MH: usize,
+        const MI: usize,
+        const CD: usize,
+        const CK: usize,
+        const RD: usize,
+        const RK: usize,
+        const RD2: usize,
+    > Default for OffloadTop<MD, MK, MH, MI, CD, CK, RD, RK, RD2>
 {
     fn default() -> Self {
         Self {
@@ -81,24 +115,39 @@ impl<const MD: usize, const MK: usize, const MH: usize, const MI: usize, const C
             mctp_rx_m_dst_eid: Default::default(),
             mctp_rx_m_tag: Default::default(),
             mctp_rx_m_to: Default::default(),
+            mpa_rx_s: Default::default(),
+            mpa_rx_m: Default::default(),
+            mpa_rx_m_tuser: Default::default(),
+            mpa_rx_m_len: Default::default(),
             regs: RegBlock::new(MK, CK),
             mpa: Default::default(),
             mctp: Default::default(),
             mctp_rx: Default::default(),
+            mpa_rx: Default::default(),
         }
     }
 }
 
-impl<const MD: usize, const MK: usize, const MH: usize, const MI: usize, const CD: usize, const CK: usize> Logic
-    for OffloadTop<MD, MK, MH, MI, CD, CK>
+impl<
+        const MD: usize,
+        const MK: usize,
+        const MH: usize,
+        const MI: usize,
+        const CD: usize,
+        const CK: usize,
+        const RD: usize,
+        const RK: usize,
+        const RD2: usize,
+    > Logic for OffloadTop<MD, MK, MH, MI, CD, CK, RD, RK, RD2>
 {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, regs, mpa, mctp, mctp_rx);
+        clock!(self, clock, regs, mpa, mctp, mctp_rx, mpa_rx);
         self.regs.reset.next = self.reset.val();
         self.mpa.reset.next = self.regs.resets.mpa.val();
         self.mctp.reset.next = self.regs.resets.mctp.val();
         self.mctp_rx.reset.next = self.regs.resets.mctp_rx.val();
+        self.mpa_rx.reset.next = self.regs.resets.mpa_rx.val();
         RegBus::link(&mut self.reg_bus, &mut self.regs.reg_bus);
         // Streams through; configuration from, and counters to, the register block.
         AxisSink::<MD, MK>::link(&mut self.mpa_s, &mut self.mpa.s);
@@ -119,6 +168,13 @@ impl<const MD: usize, const MK: usize, const MH: usize, const MI: usize, const C
         self.mctp_rx_m_to.next = self.mctp_rx.m_to.val();
         MctpRxConfig::join(&mut self.mctp_rx.cfg, &mut self.regs.mctp_rx_cfg);
         MctpRxCounters::join(&mut self.mctp_rx.counters, &mut self.regs.mctp_rx_counters);
+        AxisSink::<RD, RK>::link(&mut self.mpa_rx_s, &mut self.mpa_rx.s);
+        AxisSource::<RD, RK>::link(&mut self.mpa_rx_m, &mut self.mpa_rx.m);
+        self.mpa_rx_m_tuser.next = self.mpa_rx.m_tuser.val();
+        self.mpa_rx_m_len.next = self.mpa_rx.m_len.val();
+        MpaRxConfig::join(&mut self.mpa_rx.cfg, &mut self.regs.mpa_rx_cfg);
+        MpaRxStatus::join(&mut self.mpa_rx.status, &mut self.regs.mpa_rx_status);
+        MpaRxCounters::join(&mut self.mpa_rx.counters, &mut self.regs.mpa_rx_counters);
         // What the register block counts itself: the frames each block accepts.
         self.regs.mpa_tap.tvalid.next = self.mpa_s.tvalid.val();
         self.regs.mpa_tap.tready.next = self.mpa_s.tready.val();
@@ -130,16 +186,29 @@ impl<const MD: usize, const MK: usize, const MH: usize, const MI: usize, const C
         self.regs.mctp_rx_tap.tvalid.next = self.mctp_rx_s.tvalid.val();
         self.regs.mctp_rx_tap.tready.next = self.mctp_rx_s.tready.val();
         self.regs.mctp_rx_tap.tlast.next = self.mctp_rx_s.tlast.val();
+        self.regs.mpa_rx_tap.tvalid.next = self.mpa_rx_s.tvalid.val();
+        self.regs.mpa_rx_tap.tready.next = self.mpa_rx_s.tready.val();
+        self.regs.mpa_rx_tap.tlast.next = self.mpa_rx_s.tlast.val();
     }
 }
 
 /// rust-hdl's simulation of the top behind the testbench's [`crate::testbench::ClockedModel`]
 /// (drive it with [`crate::testbench::TopBench`]).
-pub fn hdl_model<const MD: usize, const MK: usize, const MH: usize, const MI: usize, const CD: usize, const CK: usize>(
-) -> Result<crate::testbench::HdlModel<OffloadTop<MD, MK, MH, MI, CD, CK>>, crate::testbench::BenchError> {
+pub fn hdl_model<
+    const MD: usize,
+    const MK: usize,
+    const MH: usize,
+    const MI: usize,
+    const CD: usize,
+    const CK: usize,
+    const RD: usize,
+    const RK: usize,
+    const RD2: usize,
+>() -> Result<crate::testbench::HdlModel<OffloadTop<MD, MK, MH, MI, CD, CK, RD, RK, RD2>>, crate::testbench::BenchError>
+{
     crate::hdl_model!(
-        OffloadTop::<MD, MK, MH, MI, CD, CK>::default(),
-        OffloadTop<MD, MK, MH, MI, CD, CK>,
+        OffloadTop::<MD, MK, MH, MI, CD, CK, RD, RK, RD2>::default(),
+        OffloadTop<MD, MK, MH, MI, CD, CK, RD, RK, RD2>,
         [
             reset,
             reg_bus.wr_addr, reg_bus.wr_data, reg_bus.wr_strb, reg_bus.wr_en, reg_bus.wr_wait, reg_bus.wr_ack,
@@ -150,7 +219,10 @@ pub fn hdl_model<const MD: usize, const MK: usize, const MH: usize, const MI: us
             mctp_m.tdata, mctp_m.tkeep, mctp_m.tvalid, mctp_m.tlast, mctp_m.tready,
             mctp_rx_s.tdata, mctp_rx_s.tkeep, mctp_rx_s.tvalid, mctp_rx_s.tlast, mctp_rx_s.tready,
             mctp_rx_m.tdata, mctp_rx_m.tkeep, mctp_rx_m.tvalid, mctp_rx_m.tlast, mctp_rx_m.tready,
-            mctp_rx_m_src_eid, mctp_rx_m_dst_eid, mctp_rx_m_tag, mctp_rx_m_to
+            mctp_rx_m_src_eid, mctp_rx_m_dst_eid, mctp_rx_m_tag, mctp_rx_m_to,
+            mpa_rx_s.tdata, mpa_rx_s.tkeep, mpa_rx_s.tvalid, mpa_rx_s.tlast, mpa_rx_s.tready,
+            mpa_rx_m.tdata, mpa_rx_m.tkeep, mpa_rx_m.tvalid, mpa_rx_m.tlast, mpa_rx_m.tready,
+            mpa_rx_m_tuser, mpa_rx_m_len
         ]
     )
 }

@@ -2,7 +2,8 @@
 //! `offload_driver::registers` (one table, also read by the host driver and the docs) behind
 //! Corundum's register interface ([`RegBus`]), the configuration bundles that drive the
 //! blocks, the blocks' counter bundles read back, and the counters the blocks do not keep
-//! themselves (frames in, MPA drops by reason), kept by watching the input handshakes.
+//! themselves (frames in, MPA drops by reason), kept by watching the input handshakes. The MPA
+//! receiver's status bundle is read live (`MPA_RX_STATUS` and the three registers after it).
 //!
 //! Written once, in `#[hdl_gen]`. Every number comes from the map: each register's word
 //! address, reset value and writable mask are `Constant`s looked up by name when the block is
@@ -23,6 +24,7 @@
 use super::reg_bus::{RegBus, StreamTap};
 use crate::mctp_rx::{MctpRxConfigSource, MctpRxCountersSink};
 use crate::mctp_tx::{MctpTxConfigSource, MctpTxCountersSink};
+use crate::mpa_rx::{MpaRxConfigSource, MpaRxCountersSink, MpaRxStatusSink};
 use crate::mpa_tx::{MpaTxConfigSource, MpaTxCountersSink};
 use offload_driver::registers::{self as map, Access, MAP, MAP_VERSION, MCTP_RX_COUNTERS};
 use rust_hdl::prelude::*;
@@ -54,7 +56,7 @@ fn rw(name: &str) -> (DFF<Bits<32>>, Constant<Bits<32>>, Constant<Bits<32>>) {
 }
 
 /// The names this block decodes, read-write then read-only: checked against the map.
-const RW_NAMES: [&str; 11] = [
+const RW_NAMES: [&str; 14] = [
     "CONTROL",
     "SCRATCH",
     "MPA_CONFIG",
@@ -66,6 +68,9 @@ const RW_NAMES: [&str; 11] = [
     "MCTP_SMBUS",
     "MCTP_RX_CONFIG",
     "MCTP_RX_MAX_LEN",
+    "MPA_RX_CONFIG",
+    "MPA_RX_MULPDU",
+    "MPA_RX_OFFSET",
 ];
 const RO_NAMES: [&str; 11] = [
     "ID",
@@ -82,10 +87,22 @@ const RO_NAMES: [&str; 11] = [
 ];
 /// …and these, then the MCTP RX block's counters (`MCTP_RX_COUNTERS`).
 const RO_NAMES_2: [&str; 2] = ["MCTP_LEN_ERRORS", "MCTP_RX_FRAMES_IN"];
+/// The MPA RX receiver's status and counters, in map order (`a_mpa_rx` is indexed by it).
+const MPA_RX_RO: [&str; 9] = [
+    "MPA_RX_STATUS",
+    "MPA_RX_ERROR_OFFSET",
+    "MPA_RX_FOUND",
+    "MPA_RX_EXPECTED",
+    "MPA_RX_SEGMENTS_IN",
+    "MPA_RX_FPDUS",
+    "MPA_RX_BAD_CRC",
+    "MPA_RX_BAD_MARKER",
+    "MPA_RX_BAD_LENGTH",
+];
 
 /// Elaboration checks: the map and this block agree on what is decoded and where fields sit.
 fn check_map() {
-    let mut decoded: Vec<&str> = RW_NAMES.iter().chain(&RO_NAMES).chain(&RO_NAMES_2).copied().collect();
+    let mut decoded: Vec<&str> = RW_NAMES.iter().chain(&RO_NAMES).chain(&RO_NAMES_2).chain(&MPA_RX_RO).copied().collect();
     decoded.extend(MCTP_RX_COUNTERS);
     let mut in_map: Vec<&str> = MAP.iter().map(|r| r.name).collect();
     decoded.sort_unstable();
@@ -96,10 +113,12 @@ fn check_map() {
     }
     // The field positions written as literals in `update`.
     assert_eq!(
-        (map::CONTROL_MPA_RESET, map::CONTROL_MCTP_RESET, map::CONTROL_MCTP_RX_RESET),
-        (1 << 0, 1 << 1, 1 << 2)
+        (map::CONTROL_MPA_RESET, map::CONTROL_MCTP_RESET, map::CONTROL_MCTP_RX_RESET, map::CONTROL_MPA_RX_RESET),
+        (1 << 0, 1 << 1, 1 << 2, 1 << 3)
     );
     assert_eq!((map::MPA_CONFIG_MARKERS, map::MPA_CONFIG_CRC), (1 << 0, 1 << 1));
+    assert_eq!((map::MPA_RX_CONFIG_MARKERS, map::MPA_RX_CONFIG_CRC), (1 << 0, 1 << 1));
+    assert_eq!((map::MPA_RX_STATUS_ERROR_MASK, map::MPA_RX_STATUS_IDLE), (0x3, 1 << 2));
     assert_eq!(
         (
             map::MCTP_FLAGS_TAG_SHIFT,
@@ -143,6 +162,10 @@ pub struct RegBlock {
     pub mctp_rx_cfg: MctpRxConfigSource,
     pub mctp_rx_counters: MctpRxCountersSink,
     pub mctp_rx_tap: StreamTap,
+    pub mpa_rx_cfg: MpaRxConfigSource,
+    pub mpa_rx_status: MpaRxStatusSink,
+    pub mpa_rx_counters: MpaRxCountersSink,
+    pub mpa_rx_tap: StreamTap,
     // Read-write registers and their reset values and masks.
     r_control: DFF<Bits<32>>,
     v_control: Constant<Bits<32>>,
@@ -177,12 +200,22 @@ pub struct RegBlock {
     r_mctp_rx_max_len: DFF<Bits<32>>,
     v_mctp_rx_max_len: Constant<Bits<32>>,
     m_mctp_rx_max_len: Constant<Bits<32>>,
+    r_mpa_rx_config: DFF<Bits<32>>,
+    v_mpa_rx_config: Constant<Bits<32>>,
+    m_mpa_rx_config: Constant<Bits<32>>,
+    r_mpa_rx_mulpdu: DFF<Bits<32>>,
+    v_mpa_rx_mulpdu: Constant<Bits<32>>,
+    m_mpa_rx_mulpdu: Constant<Bits<32>>,
+    r_mpa_rx_offset: DFF<Bits<32>>,
+    v_mpa_rx_offset: Constant<Bits<32>>,
+    m_mpa_rx_offset: Constant<Bits<32>>,
     // Counters kept here.
     c_mpa_ulpdus_in: DFF<Bits<32>>,
     c_mpa_drop_zero_len: DFF<Bits<32>>,
     c_mpa_drop_over_mulpdu: DFF<Bits<32>>,
     c_mctp_messages_in: DFF<Bits<32>>,
     c_mctp_rx_frames_in: DFF<Bits<32>>,
+    c_mpa_rx_segments_in: DFF<Bits<32>>,
     /// The next MPA input beat is a ULPDU's first.
     mpa_first: DFFWithInit<Bit>,
     reset_regs: ResetRegs,
@@ -196,6 +229,9 @@ pub struct RegBlock {
     rd_word: Signal<Local, Bits<6>>,
     strb_mask: Signal<Local, Bits<32>>,
     rd_mux: Signal<Local, Bits<32>>,
+    /// `MPA_RX_STATUS` as read: the error code and the idle bit.
+    mpa_rx_status_word: Signal<Local, Bits<32>>,
+    k_mpa_rx_idle: Constant<Bits<32>>,
     /// Byte-address bits 1:0 (ignored; named so that lint knows).
     unused_addr_low: Signal<Local, Bits<2>>,
     k_byte: Constant<Bits<32>>,
@@ -228,6 +264,11 @@ pub struct RegBlock {
     a_mctp_rx_frames_in: Constant<Bits<6>>,
     /// The MCTP RX counters' words, in `MCTP_RX_COUNTERS` order.
     a_rx: [Constant<Bits<6>>; 12],
+    a_mpa_rx_config: Constant<Bits<6>>,
+    a_mpa_rx_mulpdu: Constant<Bits<6>>,
+    a_mpa_rx_offset: Constant<Bits<6>>,
+    /// The MPA RX status and counter words, in `MPA_RX_RO` order.
+    a_mpa_rx: [Constant<Bits<6>>; 9],
 }
 
 impl RegBlock {
@@ -246,6 +287,9 @@ impl RegBlock {
         let (r_mctp_smbus, v_mctp_smbus, m_mctp_smbus) = rw("MCTP_SMBUS");
         let (r_mctp_rx_config, v_mctp_rx_config, m_mctp_rx_config) = rw("MCTP_RX_CONFIG");
         let (r_mctp_rx_max_len, v_mctp_rx_max_len, m_mctp_rx_max_len) = rw("MCTP_RX_MAX_LEN");
+        let (r_mpa_rx_config, v_mpa_rx_config, m_mpa_rx_config) = rw("MPA_RX_CONFIG");
+        let (r_mpa_rx_mulpdu, v_mpa_rx_mulpdu, m_mpa_rx_mulpdu) = rw("MPA_RX_MULPDU");
+        let (r_mpa_rx_offset, v_mpa_rx_offset, m_mpa_rx_offset) = rw("MPA_RX_OFFSET");
         RegBlock {
             clock: Default::default(),
             reset: Default::default(),
@@ -261,6 +305,10 @@ impl RegBlock {
             mctp_rx_cfg: Default::default(),
             mctp_rx_counters: Default::default(),
             mctp_rx_tap: Default::default(),
+            mpa_rx_cfg: Default::default(),
+            mpa_rx_status: Default::default(),
+            mpa_rx_counters: Default::default(),
+            mpa_rx_tap: Default::default(),
             r_control,
             v_control,
             m_control,
@@ -294,11 +342,21 @@ impl RegBlock {
             r_mctp_rx_max_len,
             v_mctp_rx_max_len,
             m_mctp_rx_max_len,
+            r_mpa_rx_config,
+            v_mpa_rx_config,
+            m_mpa_rx_config,
+            r_mpa_rx_mulpdu,
+            v_mpa_rx_mulpdu,
+            m_mpa_rx_mulpdu,
+            r_mpa_rx_offset,
+            v_mpa_rx_offset,
+            m_mpa_rx_offset,
             c_mpa_ulpdus_in: Default::default(),
             c_mpa_drop_zero_len: Default::default(),
             c_mpa_drop_over_mulpdu: Default::default(),
             c_mctp_messages_in: Default::default(),
             c_mctp_rx_frames_in: Default::default(),
+            c_mpa_rx_segments_in: Default::default(),
             mpa_first: DFFWithInit::new(true),
             reset_regs: ResetRegs::default(),
             wr_ack: Default::default(),
@@ -310,6 +368,8 @@ impl RegBlock {
             rd_word: Default::default(),
             strb_mask: Default::default(),
             rd_mux: Default::default(),
+            mpa_rx_status_word: Default::default(),
+            k_mpa_rx_idle: Constant::new((map::MPA_RX_STATUS_IDLE as u64).into()),
             unused_addr_low: Default::default(),
             k_byte: Constant::new(0xFF.into()),
             k_id: Constant::new((map::ID_VALUE as u64).into()),
@@ -339,6 +399,10 @@ impl RegBlock {
             a_mctp_len_errors: word("MCTP_LEN_ERRORS"),
             a_mctp_rx_frames_in: word("MCTP_RX_FRAMES_IN"),
             a_rx: std::array::from_fn(|i| word(MCTP_RX_COUNTERS[i])),
+            a_mpa_rx_config: word("MPA_RX_CONFIG"),
+            a_mpa_rx_mulpdu: word("MPA_RX_MULPDU"),
+            a_mpa_rx_offset: word("MPA_RX_OFFSET"),
+            a_mpa_rx: std::array::from_fn(|i| word(MPA_RX_RO[i])),
         }
     }
 }
@@ -347,10 +411,11 @@ impl Logic for RegBlock {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(self, clock, r_control, r_scratch, r_mpa_config, r_mpa_mulpdu, r_mpa_offset, r_mctp_eids,
-            r_mctp_flags, r_mctp_mtu, r_mctp_smbus, r_mctp_rx_config, r_mctp_rx_max_len, mpa_first, reset_regs);
+            r_mctp_flags, r_mctp_mtu, r_mctp_smbus, r_mctp_rx_config, r_mctp_rx_max_len, r_mpa_rx_config,
+            r_mpa_rx_mulpdu, r_mpa_rx_offset, mpa_first, reset_regs);
         dff_setup!(
             self, clock, c_mpa_ulpdus_in, c_mpa_drop_zero_len, c_mpa_drop_over_mulpdu, c_mctp_messages_in,
-            c_mctp_rx_frames_in, wr_ack, rd_ack, rd_data
+            c_mctp_rx_frames_in, c_mpa_rx_segments_in, wr_ack, rd_ack, rd_data
         );
         self.r_control.d.next = self.r_control.q.val();
         self.r_scratch.d.next = self.r_scratch.q.val();
@@ -363,6 +428,9 @@ impl Logic for RegBlock {
         self.r_mctp_smbus.d.next = self.r_mctp_smbus.q.val();
         self.r_mctp_rx_config.d.next = self.r_mctp_rx_config.q.val();
         self.r_mctp_rx_max_len.d.next = self.r_mctp_rx_max_len.q.val();
+        self.r_mpa_rx_config.d.next = self.r_mpa_rx_config.q.val();
+        self.r_mpa_rx_mulpdu.d.next = self.r_mpa_rx_mulpdu.q.val();
+        self.r_mpa_rx_offset.d.next = self.r_mpa_rx_offset.q.val();
         self.mpa_first.d.next = self.mpa_first.q.val();
 
         // The bus: one access per request, acknowledged the clock after it.
@@ -421,11 +489,20 @@ impl Logic for RegBlock {
             if self.wr_word.val() == self.a_mctp_rx_max_len.val() {
                 self.r_mctp_rx_max_len.d.next = ((self.r_mctp_rx_max_len.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mctp_rx_max_len.val();
             }
+            if self.wr_word.val() == self.a_mpa_rx_config.val() {
+                self.r_mpa_rx_config.d.next = ((self.r_mpa_rx_config.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mpa_rx_config.val();
+            }
+            if self.wr_word.val() == self.a_mpa_rx_mulpdu.val() {
+                self.r_mpa_rx_mulpdu.d.next = ((self.r_mpa_rx_mulpdu.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mpa_rx_mulpdu.val();
+            }
+            if self.wr_word.val() == self.a_mpa_rx_offset.val() {
+                self.r_mpa_rx_offset.d.next = ((self.r_mpa_rx_offset.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mpa_rx_offset.val();
+            }
         }
 
         // Configuration outputs: fields of the registers (positions checked in `check_map`).
         self.reset_regs.reset.next = self.reset.val();
-        self.reset_regs.control.next = self.r_control.q.val().get_bits::<3>(0);
+        self.reset_regs.control.next = self.r_control.q.val().get_bits::<4>(0);
         BlockResets::link(&mut self.resets, &mut self.reset_regs.resets);
         self.mpa_cfg.markers.next = self.r_mpa_config.q.val().get_bit(0);
         self.mpa_cfg.crc.next = self.r_mpa_config.q.val().get_bit(1);
@@ -445,6 +522,10 @@ impl Logic for RegBlock {
         self.mctp_rx_cfg.mic.next = self.r_mctp_rx_config.q.val().get_bit(1);
         self.mctp_rx_cfg.strict.next = self.r_mctp_rx_config.q.val().get_bit(2);
         self.mctp_rx_cfg.max_len.next = self.r_mctp_rx_max_len.q.val().get_bits::<13>(0);
+        self.mpa_rx_cfg.markers.next = self.r_mpa_rx_config.q.val().get_bit(0);
+        self.mpa_rx_cfg.crc.next = self.r_mpa_rx_config.q.val().get_bit(1);
+        self.mpa_rx_cfg.mulpdu.next = self.r_mpa_rx_mulpdu.q.val().get_bits::<16>(0);
+        self.mpa_rx_cfg.offset.next = self.r_mpa_rx_offset.q.val();
 
         // Reads: every register of the map at its word, as an AND-OR multiplexer (the words are
         // distinct, checked in the map's tests, so at most one term is selected: no priority
@@ -559,6 +640,47 @@ impl Logic for RegBlock {
         if self.rd_word.val() == self.a_rx[11].val() {
             self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.oversize.val();
         }
+        // The MPA RX receiver: configuration, live status, counters (MPA_RX_RO order).
+        if self.rd_word.val() == self.a_mpa_rx_config.val() {
+            self.rd_mux.next = self.rd_mux.val() | self.r_mpa_rx_config.q.val();
+        }
+        if self.rd_word.val() == self.a_mpa_rx_mulpdu.val() {
+            self.rd_mux.next = self.rd_mux.val() | self.r_mpa_rx_mulpdu.q.val();
+        }
+        if self.rd_word.val() == self.a_mpa_rx_offset.val() {
+            self.rd_mux.next = self.rd_mux.val() | self.r_mpa_rx_offset.q.val();
+        }
+        self.mpa_rx_status_word.next = bit_cast::<32, 2>(self.mpa_rx_status.error.val());
+        if self.mpa_rx_status.idle.val() {
+            self.mpa_rx_status_word.next = self.mpa_rx_status_word.val() | self.k_mpa_rx_idle.val();
+        }
+        if self.rd_word.val() == self.a_mpa_rx[0].val() {
+            self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_status_word.val();
+        }
+        if self.rd_word.val() == self.a_mpa_rx[1].val() {
+            self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_status.offset.val();
+        }
+        if self.rd_word.val() == self.a_mpa_rx[2].val() {
+            self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_status.found.val();
+        }
+        if self.rd_word.val() == self.a_mpa_rx[3].val() {
+            self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_status.expected.val();
+        }
+        if self.rd_word.val() == self.a_mpa_rx[4].val() {
+            self.rd_mux.next = self.rd_mux.val() | self.c_mpa_rx_segments_in.q.val();
+        }
+        if self.rd_word.val() == self.a_mpa_rx[5].val() {
+            self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_counters.fpdus.val();
+        }
+        if self.rd_word.val() == self.a_mpa_rx[6].val() {
+            self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_counters.bad_crc.val();
+        }
+        if self.rd_word.val() == self.a_mpa_rx[7].val() {
+            self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_counters.bad_marker.val();
+        }
+        if self.rd_word.val() == self.a_mpa_rx[8].val() {
+            self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_counters.bad_length.val();
+        }
         if self.rd_go.val() {
             self.rd_data.d.next = self.rd_mux.val();
         }
@@ -591,6 +713,11 @@ impl Logic for RegBlock {
         } else if self.mctp_rx_tap.tvalid.val() & self.mctp_rx_tap.tready.val() & self.mctp_rx_tap.tlast.val() {
             self.c_mctp_rx_frames_in.d.next = self.c_mctp_rx_frames_in.q.val() + 1;
         }
+        if self.resets.mpa_rx.val() {
+            self.c_mpa_rx_segments_in.d.next = 0.into();
+        } else if self.mpa_rx_tap.tvalid.val() & self.mpa_rx_tap.tready.val() & self.mpa_rx_tap.tlast.val() {
+            self.c_mpa_rx_segments_in.d.next = self.c_mpa_rx_segments_in.q.val() + 1;
+        }
 
         if self.reset.val() {
             self.r_control.d.next = self.v_control.val();
@@ -604,6 +731,9 @@ impl Logic for RegBlock {
             self.r_mctp_smbus.d.next = self.v_mctp_smbus.val();
             self.r_mctp_rx_config.d.next = self.v_mctp_rx_config.val();
             self.r_mctp_rx_max_len.d.next = self.v_mctp_rx_max_len.val();
+            self.r_mpa_rx_config.d.next = self.v_mpa_rx_config.val();
+            self.r_mpa_rx_mulpdu.d.next = self.v_mpa_rx_mulpdu.val();
+            self.r_mpa_rx_offset.d.next = self.v_mpa_rx_offset.val();
             self.wr_ack.d.next = false;
             self.rd_ack.d.next = false;
             self.rd_data.d.next = 0.into();
@@ -617,6 +747,7 @@ pub struct BlockResets {
     pub mpa: Signal<Out, Bit>,
     pub mctp: Signal<Out, Bit>,
     pub mctp_rx: Signal<Out, Bit>,
+    pub mpa_rx: Signal<Out, Bit>,
 }
 
 /// The blocks' resets as flip-flops: the top's reset or the block's `CONTROL` bit, one clock
@@ -627,12 +758,13 @@ pub struct BlockResets {
 pub struct ResetRegs {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    /// `CONTROL[2:0]`.
-    pub control: Signal<In, Bits<3>>,
+    /// `CONTROL[3:0]`.
+    pub control: Signal<In, Bits<4>>,
     pub resets: BlockResets,
     mpa: DFFWithInit<Bit>,
     mctp: DFFWithInit<Bit>,
     mctp_rx: DFFWithInit<Bit>,
+    mpa_rx: DFFWithInit<Bit>,
 }
 
 impl Default for ResetRegs {
@@ -645,6 +777,7 @@ impl Default for ResetRegs {
             mpa: DFFWithInit::new(true),
             mctp: DFFWithInit::new(true),
             mctp_rx: DFFWithInit::new(true),
+            mpa_rx: DFFWithInit::new(true),
         }
     }
 }
@@ -652,13 +785,15 @@ impl Default for ResetRegs {
 impl Logic for ResetRegs {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, mpa, mctp, mctp_rx);
+        clock!(self, clock, mpa, mctp, mctp_rx, mpa_rx);
         self.mpa.d.next = self.reset.val() | self.control.val().get_bit(0);
         self.mctp.d.next = self.reset.val() | self.control.val().get_bit(1);
         self.mctp_rx.d.next = self.reset.val() | self.control.val().get_bit(2);
+        self.mpa_rx.d.next = self.reset.val() | self.control.val().get_bit(3);
         self.resets.mpa.next = self.mpa.q.val();
         self.resets.mctp.next = self.mctp.q.val();
         self.resets.mctp_rx.next = self.mctp_rx.q.val();
+        self.resets.mpa_rx.next = self.mpa_rx.q.val();
     }
 }
 
@@ -673,7 +808,7 @@ pub fn hdl_model(mpa_width: usize, mctp_width: usize) -> Result<crate::testbench
             reset,
             reg_bus.wr_addr, reg_bus.wr_data, reg_bus.wr_strb, reg_bus.wr_en, reg_bus.wr_wait, reg_bus.wr_ack,
             reg_bus.rd_addr, reg_bus.rd_en, reg_bus.rd_data, reg_bus.rd_wait, reg_bus.rd_ack,
-            resets.mpa, resets.mctp, resets.mctp_rx,
+            resets.mpa, resets.mctp, resets.mctp_rx, resets.mpa_rx,
             mpa_cfg.markers, mpa_cfg.crc, mpa_cfg.mulpdu, mpa_cfg.offset,
             mpa_counters.fpdus, mpa_counters.dropped,
             mpa_tap.tvalid, mpa_tap.tready, mpa_tap.tlast, mpa_s_len,
@@ -686,7 +821,12 @@ pub fn hdl_model(mpa_width: usize, mctp_width: usize) -> Result<crate::testbench
             mctp_rx_counters.bad_sequence, mctp_rx_counters.bad_unit_size, mctp_rx_counters.restarted,
             mctp_rx_counters.too_long, mctp_rx_counters.contexts_full, mctp_rx_counters.bad_pec,
             mctp_rx_counters.bad_smbus, mctp_rx_counters.mic_errors, mctp_rx_counters.oversize,
-            mctp_rx_tap.tvalid, mctp_rx_tap.tready, mctp_rx_tap.tlast
+            mctp_rx_tap.tvalid, mctp_rx_tap.tready, mctp_rx_tap.tlast,
+            mpa_rx_cfg.markers, mpa_rx_cfg.crc, mpa_rx_cfg.mulpdu, mpa_rx_cfg.offset,
+            mpa_rx_status.error, mpa_rx_status.offset, mpa_rx_status.found, mpa_rx_status.expected,
+            mpa_rx_status.idle,
+            mpa_rx_counters.fpdus, mpa_rx_counters.bad_crc, mpa_rx_counters.bad_marker, mpa_rx_counters.bad_length,
+            mpa_rx_tap.tvalid, mpa_rx_tap.tready, mpa_rx_tap.tlast
         ]
     )
 }

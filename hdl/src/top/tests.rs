@@ -6,13 +6,14 @@
 use super::regs::version;
 use crate::testbench::{ClockedModel, HdlModel, TopBench};
 use offload_driver::mctp::{transmit, TxConfig, TxRequest};
-use offload_driver::mpa::FramingConfig;
+use offload_driver::mpa::{FramingConfig, Framer, MpaError};
+use offload_driver::{Offload, SoftwareOffload};
 use offload_driver::registers::{self as map, Access, OffloadRegs, RegisterBus, TopStreams, MAP};
 
-type Top4 = super::OffloadTop<32, 4, 64, 96, 32, 4>;
+type Top4 = super::OffloadTop<32, 4, 64, 96, 32, 4, 64, 8, 128>;
 
 fn bench() -> TopBench<HdlModel<Top4>> {
-    TopBench::new(super::hdl_model::<32, 4, 64, 96, 32, 4>().unwrap()).unwrap()
+    TopBench::new(super::hdl_model::<32, 4, 64, 96, 32, 4, 64, 8, 128>().unwrap()).unwrap()
 }
 
 #[test]
@@ -24,6 +25,8 @@ fn reset_values_masks_strobes_and_read_only_registers() {
             Access::Rw { reset, .. } => assert_eq!(v, reset, "{}", r.name),
             Access::Ro if r.name == "ID" => assert_eq!(v, map::ID_VALUE),
             Access::Ro if r.name == "VERSION" => assert_eq!(v, version(4, 4)),
+            // The MPA receiver after reset: no error, idle.
+            Access::Ro if r.name == "MPA_RX_STATUS" => assert_eq!(v, map::MPA_RX_STATUS_IDLE),
             Access::Ro => assert_eq!(v, 0, "{} after reset", r.name),
         }
     }
@@ -112,4 +115,55 @@ fn top_in_rust_hdl_simulator() {
     let c = regs.counters().unwrap();
     assert_eq!((c.mpa_ulpdus_in, c.mpa_fpdus, c.mpa_dropped), (0, 0, 0));
     assert_eq!(c.mctp_messages_in, 1);
+}
+
+/// The MPA receiver in the top, through the host driver: its registers after reset, a short
+/// stream deframed as the software deframes it (status, counters, frames-in over the bus), then
+/// one bit flipped: the last frame closes bad, the status names the error, the stream stops.
+#[test]
+fn mpa_rx_in_the_top() {
+    let mut regs = OffloadRegs::open(bench()).unwrap();
+    let st = regs.mpa_rx_status().unwrap();
+    assert_eq!((st.error, st.idle, st.offset, st.found, st.expected), (0, true, 0, 0, 0));
+    assert_eq!(regs.read(map::MPA_RX_CONFIG).unwrap(), 0x3);
+    assert_eq!(regs.read(map::MPA_RX_MULPDU).unwrap(), 0xFD00);
+    let cfg = FramingConfig { markers: true, crc: true, mulpdu: 200 };
+    let start = 0x1_0000_01F0;
+    let ulpdus: Vec<Vec<u8>> = vec![(0..23u8).collect(), (0..150u8).collect(), vec![9; 60]];
+    let mut framer = Framer::new(cfg, start).unwrap();
+    let mut stream = Vec::new();
+    for u in &ulpdus {
+        framer.frame(u, &mut stream).unwrap();
+    }
+    regs.configure_mpa_rx(&cfg, start).unwrap();
+    assert_eq!(regs.read(map::MPA_RX_OFFSET).unwrap(), 0x1F0, "the offset mod 2^32");
+    let segments: Vec<Vec<u8>> = stream.chunks(37).map(<[u8]>::to_vec).collect();
+    let frames = regs.bus().stream_mpa_rx(&segments).unwrap();
+    assert_eq!(frames, ulpdus.iter().map(|u| (u.clone(), false)).collect::<Vec<_>>());
+    let st = regs.mpa_rx_status().unwrap();
+    assert_eq!((st.error, st.idle), (0, true));
+    let c = regs.counters().unwrap();
+    assert_eq!(
+        (c.mpa_rx_segments_in, c.mpa_rx_fpdus, c.mpa_rx_bad_crc, c.mpa_rx_bad_marker, c.mpa_rx_bad_length),
+        (segments.len() as u32, 3, 0, 0, 0)
+    );
+    // A bit flipped in the second ULPDU (the first FPDU is 34 octets with its Marker): one
+    // good frame, then a bad one, and the status.
+    let mut bad = stream.clone();
+    bad[54] ^= 1;
+    let want = SoftwareOffload.mpa_deframe(&cfg, start, &bad).unwrap();
+    assert!(matches!(want.end, Err(MpaError::BadCrc { .. })), "{:?}", want.end);
+    regs.configure_mpa_rx(&cfg, start).unwrap();
+    let frames = regs.bus().stream_mpa_rx(&[bad]).unwrap();
+    assert_eq!(frames.iter().filter(|f| !f.1).map(|f| f.0.clone()).collect::<Vec<_>>(), want.ulpdus);
+    assert!(frames.last().unwrap().1, "the last frame closes bad");
+    let st = regs.mpa_rx_status().unwrap();
+    assert_eq!(st.error(start), want.end.clone().err());
+    let c = regs.counters().unwrap();
+    assert_eq!((c.mpa_rx_fpdus, c.mpa_rx_bad_crc, c.mpa_rx_segments_in), (want.ulpdus.len() as u32, 1, 1));
+    // CONTROL bit 3 clears the receiver's status and counters.
+    regs.reset_mpa_rx().unwrap();
+    let st = regs.mpa_rx_status().unwrap();
+    assert_eq!((st.error, st.idle), (0, true));
+    assert_eq!(regs.counters().unwrap().mpa_rx_bad_crc, 0);
 }
