@@ -55,8 +55,8 @@ pub const MCTP_RX_STRICT: u32 = 1 << 2;
 /// The RX block's message limit (MIC included): its reassembly ring less two packets.
 pub const MCTP_RX_MAX_LEN_LIMIT: usize = 7680;
 /// `MPA_RX_CONFIG` bits (as `MPA_CONFIG`'s).
-pub const MPA_RX_CONFIG_MARKERS: u32 = 1 << 0;
-pub const MPA_RX_CONFIG_CRC: u32 = 1 << 1;
+pub const MPA_RX_CONFIG_MARKERS: u32 = MPA_CONFIG_MARKERS;
+pub const MPA_RX_CONFIG_CRC: u32 = MPA_CONFIG_CRC;
 /// `MPA_RX_STATUS` fields: `[1:0]` the error code (`mpa::hardware::ERR_*`), the idle bit.
 pub const MPA_RX_STATUS_ERROR_MASK: u32 = 0x3;
 pub const MPA_RX_STATUS_IDLE: u32 = 1 << 2;
@@ -424,26 +424,21 @@ impl<B: RegisterBus> OffloadRegs<B> {
         config: &FramingConfig,
         start_offset: u64,
     ) -> Result<(), RegisterError> {
-        if config.mulpdu == 0 || config.mulpdu > MAX_ULPDU {
-            return Err(MpaError::Mulpdu(config.mulpdu).into());
-        }
-        if start_offset % 4 != 0 {
-            return Err(MpaError::MisalignedOffset(start_offset).into());
-        }
-        let mut c = 0;
-        if config.markers {
-            c |= MPA_CONFIG_MARKERS;
-        }
-        if config.crc {
-            c |= MPA_CONFIG_CRC;
-        }
-        let control = self.bus.read(CONTROL)?;
-        self.bus.write(CONTROL, control | CONTROL_MPA_RESET)?;
-        self.bus.write(MPA_CONFIG, c)?;
-        self.bus.write(MPA_MULPDU, config.mulpdu as u32)?;
+        let c = framing_bits(config, start_offset)?;
         // Markers depend on the offset mod 512, so mod 2^16 is exact.
-        self.bus.write(MPA_OFFSET, (start_offset & 0xFFFC) as u32)?;
-        self.bus.write(CONTROL, control & !CONTROL_MPA_RESET)
+        let offset = (start_offset & 0xFFFC) as u32;
+        self.under_reset(CONTROL_MPA_RESET, &[(MPA_CONFIG, c), (MPA_MULPDU, config.mulpdu as u32), (MPA_OFFSET, offset)])
+    }
+
+    /// Holds `reset` (a `CONTROL` bit) while `writes` are made, then releases it: the block
+    /// restarts with them (and with its counters cleared).
+    fn under_reset(&mut self, reset: u32, writes: &[(u8, u32)]) -> Result<(), RegisterError> {
+        let control = self.bus.read(CONTROL)?;
+        self.bus.write(CONTROL, control | reset)?;
+        for &(offset, value) in writes {
+            self.bus.write(offset, value)?;
+        }
+        self.bus.write(CONTROL, control & !reset)
     }
 
     /// Sets the MCTP header fields, MIC and SMBus binding of the next messages. Refuses what
@@ -504,18 +499,12 @@ impl<B: RegisterBus> OffloadRegs<B> {
         if config.strict {
             c |= MCTP_RX_STRICT;
         }
-        let control = self.bus.read(CONTROL)?;
-        self.bus.write(CONTROL, control | CONTROL_MCTP_RX_RESET)?;
-        self.bus.write(MCTP_RX_CONFIG, c)?;
-        self.bus.write(MCTP_RX_MAX_LEN, config.max_len as u32)?;
-        self.bus.write(CONTROL, control & !CONTROL_MCTP_RX_RESET)
+        self.under_reset(CONTROL_MCTP_RX_RESET, &[(MCTP_RX_CONFIG, c), (MCTP_RX_MAX_LEN, config.max_len as u32)])
     }
 
     /// Pulses `CONTROL.MCTP_RESET`: the packetizer drops what it holds and clears its counters.
     pub fn reset_mctp(&mut self) -> Result<(), RegisterError> {
-        let control = self.bus.read(CONTROL)?;
-        self.bus.write(CONTROL, control | CONTROL_MCTP_RESET)?;
-        self.bus.write(CONTROL, control & !CONTROL_MCTP_RESET)
+        self.under_reset(CONTROL_MCTP_RESET, &[])
     }
 
     pub fn counters(&mut self) -> Result<Counters, RegisterError> {
@@ -555,34 +544,16 @@ impl<B: RegisterBus> OffloadRegs<B> {
         config: &FramingConfig,
         start_offset: u64,
     ) -> Result<(), RegisterError> {
-        if config.mulpdu == 0 || config.mulpdu > MAX_ULPDU {
-            return Err(MpaError::Mulpdu(config.mulpdu).into());
-        }
-        if start_offset % 4 != 0 {
-            return Err(MpaError::MisalignedOffset(start_offset).into());
-        }
-        let mut c = 0;
-        if config.markers {
-            c |= MPA_RX_CONFIG_MARKERS;
-        }
-        if config.crc {
-            c |= MPA_RX_CONFIG_CRC;
-        }
-        let control = self.bus.read(CONTROL)?;
-        self.bus.write(CONTROL, control | CONTROL_MPA_RX_RESET)?;
-        self.bus.write(MPA_RX_CONFIG, c)?;
-        self.bus.write(MPA_RX_MULPDU, config.mulpdu as u32)?;
+        let c = framing_bits(config, start_offset)?;
         // Mod 2^32: the status offsets are widened back against the full start offset.
-        self.bus.write(MPA_RX_OFFSET, start_offset as u32)?;
-        self.bus.write(CONTROL, control & !CONTROL_MPA_RX_RESET)
+        let writes = [(MPA_RX_CONFIG, c), (MPA_RX_MULPDU, config.mulpdu as u32), (MPA_RX_OFFSET, start_offset as u32)];
+        self.under_reset(CONTROL_MPA_RX_RESET, &writes)
     }
 
     /// Pulses `CONTROL.MPA_RX_RESET`: the receiver drops what it holds, reloads
     /// `MPA_RX_OFFSET` and clears its status and counters.
     pub fn reset_mpa_rx(&mut self) -> Result<(), RegisterError> {
-        let control = self.bus.read(CONTROL)?;
-        self.bus.write(CONTROL, control | CONTROL_MPA_RX_RESET)?;
-        self.bus.write(CONTROL, control & !CONTROL_MPA_RX_RESET)
+        self.under_reset(CONTROL_MPA_RX_RESET, &[])
     }
 
     /// The MPA receiver's status registers.
@@ -620,6 +591,18 @@ pub fn check_mctp_message(request: &TxRequest, message: &[u8]) -> Result<(), Reg
         .into());
     }
     Ok(())
+}
+
+/// `MPA_CONFIG` / `MPA_RX_CONFIG` (one layout) for `config`, after the refusals the software
+/// framer and deframer make of a configuration.
+fn framing_bits(config: &FramingConfig, start_offset: u64) -> Result<u32, RegisterError> {
+    if config.mulpdu == 0 || config.mulpdu > MAX_ULPDU {
+        return Err(MpaError::Mulpdu(config.mulpdu).into());
+    }
+    if start_offset % 4 != 0 {
+        return Err(MpaError::MisalignedOffset(start_offset).into());
+    }
+    Ok(if config.markers { MPA_CONFIG_MARKERS } else { 0 } | if config.crc { MPA_CONFIG_CRC } else { 0 })
 }
 
 fn check_offset(offset: u8) -> Result<(), RegisterError> {

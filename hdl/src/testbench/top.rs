@@ -51,6 +51,38 @@ pub struct TopBench<M: ClockedModel> {
 }
 
 impl<M: ClockedModel> TopBench<M> {
+    /// Runs `frames` from `input` to `output` (one stream pair of the top) with the bench's
+    /// traffic; returns the output frames, each with the values of `side` on its last beat.
+    /// Leaves the input idle and the output ready.
+    fn run_pair(
+        &mut self,
+        input: &AxisPorts,
+        output: &AxisPorts,
+        frames: &[Vec<u8>],
+        side: &[PortId],
+    ) -> Result<Vec<(Vec<u8>, Vec<u64>)>, RegisterError> {
+        let mut at_last = Vec::new();
+        let run = run_streams(&mut self.m, &[(input, frames)], &[output], &self.traffic, &mut |m, _| {
+            let taken = m.get(output.tvalid) != 0 && output.tready.map_or(true, |r| m.get(r) != 0);
+            if taken && output.tlast.is_some_and(|l| m.get(l) != 0) {
+                at_last.push(side.iter().map(|&p| m.get(p)).collect::<Vec<u64>>());
+            }
+            Ok(())
+        });
+        self.m.set(input.tvalid, 0);
+        if let Some(r) = output.tready {
+            self.m.set(r, 1);
+        }
+        self.m.eval();
+        let run = run.map_err(|e| RegisterError::Bus(e.to_string()))?;
+        if at_last.len() != run.outputs[0].len() {
+            return Err(RegisterError::Bus(format!("{} frames out, {} last beats seen", run.outputs[0].len(), at_last.len())));
+        }
+        let out = run.outputs[0].iter().cloned().zip(at_last).collect();
+        self.last_run = Some(run);
+        Ok(out)
+    }
+
     /// Wraps a fresh model of the top (e.g. a Verilated one with a VCD open) and resets it for
     /// two clocks.
     pub fn new(mut m: M) -> Result<TopBench<M>, BenchError> {
@@ -207,41 +239,13 @@ impl<M: ClockedModel> TopStreams for TopBench<M> {
     }
 
     fn stream_rx(&mut self, frames: &[Vec<u8>]) -> Result<Vec<Message>, RegisterError> {
-        let (out, side) = (self.rx_out.clone(), self.rx_side);
-        let mut fields = Vec::new();
-        let run = run_streams(
-            &mut self.m,
-            &[(&self.rx_in, frames)],
-            &[&self.rx_out],
-            &self.traffic,
-            &mut |m, _| {
-                // The header fields ride with every beat; take them with each message's last one.
-                let taken = m.get(out.tvalid) != 0 && out.tready.map_or(true, |r| m.get(r) != 0);
-                if taken && out.tlast.is_some_and(|l| m.get(l) != 0) {
-                    fields.push(side.map(|p| m.get(p) as u8));
-                }
-                Ok(())
-            },
-        );
-        self.m.set(self.rx_in.tvalid, 0);
-        if let Some(r) = self.rx_out.tready {
-            self.m.set(r, 1);
-        }
-        self.m.eval();
-        let run = run.map_err(|e| RegisterError::Bus(e.to_string()))?;
-        let msgs = run.outputs[0]
-            .iter()
-            .zip(&fields)
-            .map(|(bytes, f)| Message {
-                src: f[0],
-                dst: f[1],
-                tag: f[2],
-                tag_owner: f[3] != 0,
-                bytes: bytes.clone(),
-            })
-            .collect();
-        self.last_run = Some(run);
-        Ok(msgs)
+        // The header fields ride with every beat; take them with each message's last one.
+        let (input, output, side) = (self.rx_in.clone(), self.rx_out.clone(), self.rx_side);
+        let out = self.run_pair(&input, &output, frames, &side)?;
+        Ok(out
+            .into_iter()
+            .map(|(bytes, f)| Message { src: f[0] as u8, dst: f[1] as u8, tag: f[2] as u8, tag_owner: f[3] != 0, bytes })
+            .collect())
     }
 
     fn carries_mpa_rx(&self) -> bool {
@@ -249,38 +253,10 @@ impl<M: ClockedModel> TopStreams for TopBench<M> {
     }
 
     fn stream_mpa_rx(&mut self, segments: &[Vec<u8>]) -> Result<MpaRxFrames, RegisterError> {
-        let (out, tuser) = (self.mpa_rx_out.clone(), self.mpa_rx_tuser);
-        let mut verdicts = Vec::new();
-        let run = run_streams(
-            &mut self.m,
-            &[(&self.mpa_rx_in, segments)],
-            &[&self.mpa_rx_out],
-            &self.traffic,
-            &mut |m, _| {
-                // The verdict rides on each frame's last beat.
-                let taken = m.get(out.tvalid) != 0 && out.tready.map_or(true, |r| m.get(r) != 0);
-                if taken && out.tlast.is_some_and(|l| m.get(l) != 0) {
-                    verdicts.push(m.get(tuser) != 0);
-                }
-                Ok(())
-            },
-        );
-        self.m.set(self.mpa_rx_in.tvalid, 0);
-        if let Some(r) = self.mpa_rx_out.tready {
-            self.m.set(r, 1);
-        }
-        self.m.eval();
-        let run = run.map_err(|e| RegisterError::Bus(e.to_string()))?;
-        if verdicts.len() != run.outputs[0].len() {
-            return Err(RegisterError::Bus(format!(
-                "{} mpa_rx_m frames, {} verdicts",
-                run.outputs[0].len(),
-                verdicts.len()
-            )));
-        }
-        let frames = run.outputs[0].iter().cloned().zip(verdicts).collect();
-        self.last_run = Some(run);
-        Ok(frames)
+        // The verdict rides on each frame's last beat.
+        let (input, output) = (self.mpa_rx_in.clone(), self.mpa_rx_out.clone());
+        let out = self.run_pair(&input, &output, segments, &[self.mpa_rx_tuser])?;
+        Ok(out.into_iter().map(|(bytes, v)| (bytes, v[0] != 0)).collect())
     }
 
     fn cycles(&self) -> Option<u64> {
