@@ -30,7 +30,7 @@ use std::fmt;
 /// `ID`: "OFLD" in ASCII.
 pub const ID_VALUE: u32 = 0x4F46_4C44;
 /// Version of this map, in `VERSION[31:16]`; the driver refuses any other.
-pub const MAP_VERSION: u16 = 1;
+pub const MAP_VERSION: u16 = 2;
 /// Bits of the byte address.
 pub const ADDR_BITS: u32 = 8;
 
@@ -162,7 +162,7 @@ pub const MCTP_RX_COUNTERS: [&str; 12] = [
 /// The whole map, in offset order.
 pub const MAP: &[Register] = &[
     ro("ID", ID, "0x4F464C44 (\"OFLD\"): this is an offload top"),
-    ro("VERSION", VERSION, "[31:16] map version (1); [15:8] MCTP TX octets/beat; [7:0] MPA TX octets/beat"),
+    ro("VERSION", VERSION, "[31:16] map version (2); [15:8] MCTP TX octets/beat; [7:0] MPA TX octets/beat"),
     rw("CONTROL", CONTROL, 0, 0xF, "bit 0: hold the MPA TX framer (and its counters) in reset; bit 1: the same for MCTP TX; bit 2: for MCTP RX; bit 3: for MPA RX"),
     rw("SCRATCH", SCRATCH, 0, 0xFFFF_FFFF, "free for the host (bus check)"),
     rw("MPA_CONFIG", MPA_CONFIG, 0x3, 0x3, "bit 0: Markers; bit 1: CRC (0 sends a zero CRC field); read live, change between FPDUs"),
@@ -958,7 +958,7 @@ mod tests {
         assert_eq!(
             regs.capabilities(),
             Capabilities {
-                map_version: 1,
+                map_version: 2,
                 mpa_tx_width: 4,
                 mctp_tx_width: 4
             }
@@ -969,11 +969,12 @@ mod tests {
             OffloadRegs::open(bus),
             Err(RegisterError::NotOffload { found: 0xDEAD_BEEF })
         ));
+        // A map-1 bitstream (no MPA RX registers) is refused.
         let mut bus = ArrayBus::new();
-        bus.regs[1] = 2 << 16 | 0x0404;
+        bus.regs[1] = 1 << 16 | 0x0404;
         assert!(matches!(
             OffloadRegs::open(bus),
-            Err(RegisterError::Version { found: 2 })
+            Err(RegisterError::Version { found: 1 })
         ));
     }
 

@@ -30,7 +30,7 @@ fn reset_values_masks_strobes_and_read_only_registers() {
             Access::Ro => assert_eq!(v, 0, "{} after reset", r.name),
         }
     }
-    assert_eq!(version(4, 8), 1 << 16 | 8 << 8 | 4);
+    assert_eq!(version(4, 8), (map::MAP_VERSION as u32) << 16 | 8 << 8 | 4);
     b.write(map::SCRATCH, 0x1234_5678).unwrap();
     b.write_strobed(map::SCRATCH, 0xAABB_CCDD, 0b0101).unwrap();
     assert_eq!(b.read(map::SCRATCH).unwrap(), 0x12BB_56DD);
