@@ -660,6 +660,12 @@ pub trait TopStreams {
         false
     }
 
+    /// Whether [`TopStreams::stream_rx`] is carried: without it `TopOffload::mctp_receive`
+    /// answers `Unsupported` (the board's FrontPanel bridge does not carry it yet).
+    fn carries_mctp_rx(&self) -> bool {
+        false
+    }
+
     /// Clock cycles the hardware has run, when the transport knows (a simulation does).
     fn cycles(&self) -> Option<u64> {
         None
@@ -854,6 +860,12 @@ impl<T: RegisterBus + TopStreams> crate::Offload for TopOffload<T> {
         use crate::mctp::rx_block;
         let name = self.name;
         let config = rx_block::block_config(request).map_err(|e| e.into_offload(name))?;
+        if !self.regs.bus.carries_mctp_rx() {
+            return Err(crate::OffloadError::Unsupported {
+                backend: name,
+                operation: "MCTP receive (this transport does not carry the MCTP RX path)",
+            });
+        }
         self.regs
             .configure_mctp_rx(&config)
             .map_err(|e| self.backend_err(e))?;

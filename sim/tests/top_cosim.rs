@@ -347,11 +347,18 @@ fn board_core_over_frontpanel_transport() {
             sw.mctp_transmit(&req, &msg).unwrap()
         );
     }
-    // The MPA RX path is not bridged to FrontPanel: deframing is unsupported there.
+    // The receive paths are not bridged to FrontPanel: deframing and MCTP receive are
+    // unsupported there.
     assert!(matches!(
         hw.mpa_deframe(&FramingConfig::default(), 0, &[0; 8]),
         Err(OffloadError::Unsupported { .. })
     ));
+    let rx = offload_driver::mctp::RxRequest {
+        reassembly: Default::default(),
+        binding: offload_driver::mctp::Binding::Raw,
+        verify_mic: false,
+    };
+    assert!(matches!(hw.mctp_receive(&rx, &[vec![1, 9, 8, 0xC0, 0]]), Err(OffloadError::Unsupported { .. })));
     // Both paths at once, refused frames included, counters over FrontPanel.
     let regs = hw.regs();
     let cfg = FramingConfig {

@@ -252,6 +252,10 @@ impl<M: ClockedModel> TopStreams for TopBench<M> {
         true
     }
 
+    fn carries_mctp_rx(&self) -> bool {
+        true
+    }
+
     fn stream_mpa_rx(&mut self, segments: &[Vec<u8>]) -> Result<MpaRxFrames, RegisterError> {
         // The verdict rides on each frame's last beat.
         let (input, output) = (self.mpa_rx_in.clone(), self.mpa_rx_out.clone());
