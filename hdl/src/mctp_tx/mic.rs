@@ -208,7 +208,7 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         // Octets in the beat: the highest kept lane + 1.
         self.k_in.next = 0.into();
         for i in 0..K {
-            if self.keep_in.val().get_bit(i) {
+            if (self.keep_in.val() & self.c_bit[i].val()) != 0 {
                 self.k_in.next = self.c_lane1[i].val();
             }
         }
@@ -236,18 +236,20 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
             self.e_mic.next = self.cfg.mic.val();
         }
 
-        // The MIC runs over the message's octets.
+        // The MIC runs over the message's octets (mic_r is the initial value between messages:
+        // the step's state comes straight from the register, no loop through this block).
         self.step.state.next = self.mic_r.q.val();
-        if self.first.val() {
-            self.step.state.next = self.c_init.val();
-        }
         self.step.data.next = self.s.tdata.val();
-        self.step.keep.next = self.keep_in.val();
+        // (From the ports, not keep_in: Verilator then orders this apart from the rest.)
+        self.step.keep.next = self.c_ones_k.val();
+        if self.s.tlast.val() {
+            self.step.keep.next = self.s.tkeep.val();
+        }
 
         // The beat's octets, the lanes past its end zero; on the last beat the MIC after them.
         self.data_m.next = self.s.tdata.val();
         for i in 0..K {
-            if !self.keep_in.val().get_bit(i) {
+            if (self.keep_in.val() & self.c_bit[i].val()) == 0 {
                 self.data_m.next = self.data_m.val() & !(self.c_byte_d.val() << (i * 8).to_bits::<16>());
             }
         }
@@ -329,6 +331,7 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                         self.f_len.d.next = self.len_in.val();
                     }
                     if self.s.tlast.val() {
+                        self.mic_r.d.next = self.c_init.val();
                         self.phase.d.next = MicPhase::Idle;
                         if self.e_mic.val() & (self.k4.val() > self.c_w.val()) {
                             // The MIC octets past the beat: from octet W - k of the MIC on.

@@ -6,16 +6,16 @@
 //! straddle the last two).
 //!
 //! # Datapath: one gearbox, no window
-//! The last taken payload beat stays in `buf` in its own lanes, `rd` its next unread lane and
+//! The last taken payload beat stays in `held` in its own lanes, `rd` its next unread lane and
 //! `bend` its octet count (lanes past `bend` are zero). An output beat holds `nh` header octets
 //! (`min(hdr_len − hpos, W)`), then `p = min(W − nh, pkt_left)` payload octets: the `avail =
-//! bend − rd` octets left in `buf` followed, when they are too few, by the next payload beat
-//! (taken in that clock). So a payload octet goes through three small byte shifters — `buf`
+//! bend − rd` octets left in `held` followed, when they are too few, by the next payload beat
+//! (taken in that clock). So a payload octet goes through three small byte shifters — `held`
 //! down by `rd`, the new beat up by `avail` (both `< W`), and the pair up by `nh` (0, 4 or `W`)
 //! — instead of a `2W + 4`-octet window that every octet is shifted into and out of.
 //!
 //! A beat is formed whenever the output register is free or being taken; it needs a payload
-//! beat only when `avail < p`, so a header-only beat or one served from `buf` never waits for
+//! beat only when `avail < p`, so a header-only beat or one served from `held` never waits for
 //! input, and back-to-back messages run without a bubble (a message's first beat is formed
 //! from stage A's latched fields, `e_*`, in the clock it arrives).
 //!
@@ -77,7 +77,7 @@ pub struct PacketStage<const D: usize, const K: usize> {
     pkt_left: DFF<Bits<8>>,
     hpos: DFF<Bits<8>>,
     // The gearbox.
-    buf: DFF<Bits<D>>,
+    held: DFF<Bits<D>>,
     rd: DFF<Bits<8>>,
     bend: DFF<Bits<8>>,
     in_done: DFF<Bit>,
@@ -190,7 +190,7 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             msg_left: Default::default(),
             pkt_left: Default::default(),
             hpos: Default::default(),
-            buf: Default::default(),
+            held: Default::default(),
             rd: Default::default(),
             bend: Default::default(),
             in_done: Default::default(),
@@ -279,7 +279,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
-            msg_left, pkt_left, hpos, buf, rd, bend, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
+            msg_left, pkt_left, hpos, held, rd, bend, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
             o_pec_lane, n_packets, n_messages, n_len_errors
         );
         self.m.tdata.next = self.o_data.q.val();
@@ -334,7 +334,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.e_in_done.next = false;
             self.e_short.next = false;
         }
-        // Octets left in buf (0 between messages: a message's end sets rd to bend).
+        // Octets left in held (0 between messages: a message's end sets rd to bend).
         self.avail.next = self.bend.q.val() - self.rd.q.val();
 
         // The beat's layout: header octets, payload octets, the PEC lane.
@@ -363,7 +363,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.used.next = self.np.val() + 1;
         }
 
-        // A payload beat is needed when buf runs short; the beat goes out when it has one.
+        // A payload beat is needed when held runs short; the beat goes out when it has one.
         self.need_in.next = (self.p.val() > self.avail.val()) & !self.e_in_done.val();
         self.active.next = (self.phase.q.val() == PacketPhase::Body) | (self.idle.val() & self.s.tvalid.val());
         self.emit.next = self.adv.val() & self.active.val() & (!self.need_in.val() | self.s.tvalid.val());
@@ -372,7 +372,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             !self.reset.val() & (self.take.val() | (self.phase.q.val() == PacketPhase::Drain));
         self.in_cnt.next = 0.into();
         for i in 0..K {
-            if self.s.tkeep.val().get_bit(i) {
+            if (self.s.tkeep.val() & self.c_bit[i].val()) != 0 {
                 self.in_cnt.next = self.c_lane1[i].val();
             }
         }
@@ -383,9 +383,9 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // The payload stream ended early: the rest of the message is zeros.
         self.pad.next = self.p.val() > self.tot.val();
 
-        // Payload octets: buf from rd, then the new beat.
-        // rd runs to W (buf used up): the shift then clears it.
-        self.buf_part.next = self.buf.q.val() >> (bit_cast::<16, 8>(self.rd.q.val()) << 3);
+        // Payload octets: held from rd, then the new beat.
+        // rd runs to W (held used up): the shift then clears it.
+        self.buf_part.next = self.held.q.val() >> (bit_cast::<16, 8>(self.rd.q.val()) << 3);
         self.in_part.next = 0.into();
         if self.take.val() {
             self.in_part.next =
@@ -433,7 +433,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             }
         }
 
-        // What is left of buf, and of the message.
+        // What is left of held, and of the message.
         self.rd_n.next = self.rd.q.val() + self.p.val();
         self.bend_n.next = self.bend.q.val();
         self.in_done_n.next = self.e_in_done.val();
@@ -479,7 +479,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.pkt_left.d.next = self.e_pkt_left.val() - self.p.val();
             self.hpos.d.next = self.e_hpos.val() + self.nh.val();
             if self.take.val() {
-                self.buf.d.next = self.s.tdata.val();
+                self.held.d.next = self.s.tdata.val();
             }
             self.rd.d.next = self.rd_n.val();
             self.bend.d.next = self.bend_n.val();
@@ -489,7 +489,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             if self.frame_end.val() {
                 self.n_packets.d.next = self.n_packets.q.val() + 1;
                 if self.msg_left_n.val() == 0 {
-                    // The message is out: what is left of buf is discarded.
+                    // The message is out: what is left of held is discarded.
                     self.n_messages.d.next = self.n_messages.q.val() + 1;
                     self.rd.d.next = self.bend_n.val();
                     if self.short_n.val() | !self.in_done_n.val() | (self.rd_n.val() != self.bend_n.val()) {
@@ -518,7 +518,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.msg_left.d.next = 0.into();
             self.pkt_left.d.next = 0.into();
             self.hpos.d.next = 0.into();
-            self.buf.d.next = 0.into();
+            self.held.d.next = 0.into();
             self.rd.d.next = 0.into();
             self.bend.d.next = 0.into();
             self.in_done.d.next = false;
