@@ -36,6 +36,8 @@ fn check<const D: usize, const K: usize>(jobs: &[MctpTxJob], traffic: &Traffic, 
     assert_eq!(run.messages as usize, jobs.len() - refused, "{what}: messages");
     assert_eq!(run.packets as usize, want.len(), "{what}: packets");
     assert_eq!(run.len_errors, 0, "{what}: len_errors");
+    assert!(!want.is_empty() || refused == jobs.len(), "{what}: nothing sent");
+    eprintln!("{what}: {} packets, {} messages, {refused} refused, {} clocks", want.len(), run.messages, run.stream.cycles);
     run
 }
 
