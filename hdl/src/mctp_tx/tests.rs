@@ -226,3 +226,14 @@ fn wrong_s_len_is_counted_and_recovered() {
     run::<32, 4>();
     run::<64, 8>();
 }
+
+/// The shipped files (flat port names, module `offload_mctp_tx_wK`) of the registry's entries:
+/// Verilator's lint, as `hdl/tests/verilog_checks.rs` runs it for every entry.
+#[test]
+fn shipped_entries_are_lint_clean() {
+    let entries: Vec<_> = crate::registry::catalogue().into_iter().filter(|e| e.block == "mctp_tx").collect();
+    assert_eq!(entries.iter().map(|e| e.width_bytes).collect::<Vec<_>>(), [1, 4, 8]);
+    for e in entries {
+        crate::tools::verilator_lint(&e.shipped_verilog(), &e.module_name()).unwrap_or_else(|err| panic!("{}: {err}", e.name));
+    }
+}
