@@ -88,6 +88,7 @@ pub struct MicStage<const D: usize, const K: usize> {
     c_ones_k: Constant<Bits<K>>,
     c_byte_d: Constant<Bits<D>>,
     c_w: Constant<Bits<8>>,
+    c_lane_mask: Constant<Bits<8>>,
     c_mic_len: Constant<Bits<8>>,
     c_mic_len17: Constant<Bits<17>>,
     c_hold_shift: Constant<Bits<8>>,
@@ -160,6 +161,7 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             c_ones_k: Constant::new(crate::bits::low_ones(K).into()),
             c_byte_d: Constant::new(0xFFu64.into()),
             c_w: Constant::new((K as u64).into()),
+            c_lane_mask: Constant::new(((K - 1) as u64).into()),
             c_mic_len: Constant::new((MIC_LEN as u64).into()),
             c_mic_len17: Constant::new((MIC_LEN as u64).into()),
             // Only W < 4 sends more than one MIC beat: the shift to the next beat's octets.
@@ -257,8 +259,11 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         self.out_cnt.next = self.k_in.val();
         self.out_last.next = self.s.tlast.val();
         if self.s.tlast.val() & self.e_mic.val() {
-            self.data_m.next =
-                self.data_m.val() | (bit_cast::<D, 32>(self.step.fin.val()) << (bit_cast::<16, 8>(self.k_in.val()) << 3));
+            if self.k_in.val() < self.c_w.val() {
+                self.data_m.next = self.data_m.val()
+                    | (bit_cast::<D, 32>(self.step.fin.val())
+                        << (bit_cast::<16, 8>(self.k_in.val() & self.c_lane_mask.val()) << 3));
+            }
             if self.k4.val() <= self.c_w.val() {
                 self.out_cnt.next = self.k4.val();
             } else {

@@ -150,6 +150,8 @@ pub struct PacketStage<const D: usize, const K: usize> {
     c_byte_d: Constant<Bits<D>>,
     c_w: Constant<Bits<8>>,
     c_lane_mask: Constant<Bits<8>>,
+    c_nh_mask: Constant<Bits<8>>,
+    c_hpos_mask: Constant<Bits<8>>,
     c_hl: Constant<Bits<8>>,
     c_hl_smbus: Constant<Bits<8>>,
     c_count_add: Constant<Bits<8>>,
@@ -260,6 +262,8 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             c_byte_d: Constant::new(0xFFu64.into()),
             c_w: Constant::new((K as u64).into()),
             c_lane_mask: Constant::new(((K - 1) as u64).into()),
+            c_nh_mask: Constant::new((((PREFIX_LEN + HEADER_LEN) % K | HEADER_LEN % K) as u64).into()),
+            c_hpos_mask: Constant::new((0x0F & !(K as u64 - 1)).into()),
             c_hl: Constant::new((HEADER_LEN as u64).into()),
             c_hl_smbus: Constant::new(((PREFIX_LEN + HEADER_LEN) as u64).into()),
             // SMBus byte count: source octet + MCTP header + payload (DSP0237).
@@ -391,8 +395,10 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.in_part.next =
                 self.s.tdata.val() << (bit_cast::<16, 8>(self.avail.val() & self.c_lane_mask.val()) << 3);
         }
+        // Payload shares a beat with header octets only at W = 8 without SMBus (nh = 4): the
+        // shift has that one step (nh mod W is 0 at every other width and with SMBus).
         self.pay.next = (self.buf_part.val() | self.in_part.val())
-            << (bit_cast::<16, 8>(self.nh.val() & self.c_lane_mask.val()) << 3);
+            << (bit_cast::<16, 8>(self.nh.val() & self.c_nh_mask.val()) << 3);
 
         // Header octets, SMBus prefix first, from octet hpos on.
         self.flags.next = bit_cast::<8, 3>(self.e_tag.val()) | (bit_cast::<8, 2>(self.e_seq.val()) << 4);
@@ -417,7 +423,9 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
                 | (bit_cast::<64, 8>(self.count.val()) << 16)
                 | (bit_cast::<64, 7>(self.e_sa_src.val()) << 25);
         }
-        self.hdr_sh.next = bit_cast::<D, 64>(self.hdr.val() >> (bit_cast::<16, 8>(self.e_hpos.val()) << 3));
+        // While header octets remain, hpos is a multiple of W (≤ 8): only those bits shift.
+        self.hdr_sh.next =
+            bit_cast::<D, 64>(self.hdr.val() >> (bit_cast::<16, 8>(self.e_hpos.val() & self.c_hpos_mask.val()) << 3));
 
         // The lanes.
         self.lanes.next = 0.into();
