@@ -22,8 +22,8 @@
 //! # Length errors
 //! `msg.len` (`s_len`, plus the MIC) decides the packets. A payload stream that ends early is
 //! padded with zero octets; one that goes on past the last packet is discarded up to its
-//! `tlast` (`Drain`); either way `len_errors` counts the message once, when its last packet is
-//! formed.
+//! `tlast` (`Drain`); either way `len_errors` counts the message once, the clock after its last
+//! packet is formed.
 
 use super::MessageFields;
 use crate::axis::{AxisSink, AxisSource};
@@ -92,6 +92,8 @@ pub struct PacketStage<const D: usize, const K: usize> {
     n_packets: DFF<Bits<32>>,
     n_messages: DFF<Bits<32>>,
     n_len_errors: DFF<Bits<32>>,
+    /// A length error found this clock, counted in the next (off the beat decision's path).
+    len_err_p: DFF<Bit>,
     // Combinational temporaries.
     adv: Signal<Local, Bit>,
     idle: Signal<Local, Bit>,
@@ -206,6 +208,7 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             n_packets: Default::default(),
             n_messages: Default::default(),
             n_len_errors: Default::default(),
+            len_err_p: Default::default(),
             adv: Default::default(),
             idle: Default::default(),
             e_src: Default::default(),
@@ -284,7 +287,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         dff_setup!(
             self, clock, phase, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
             msg_left, pkt_left, hpos, held, rd, bend, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
-            o_pec_lane, n_packets, n_messages, n_len_errors
+            o_pec_lane, n_packets, n_messages, n_len_errors, len_err_p
         );
         self.m.tdata.next = self.o_data.q.val();
         self.m.tkeep.next = self.o_keep.q.val();
@@ -461,6 +464,10 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         if self.m.tready.val() {
             self.o_valid.d.next = false;
         }
+        self.len_err_p.d.next = false;
+        if self.len_err_p.q.val() {
+            self.n_len_errors.d.next = self.n_len_errors.q.val() + 1;
+        }
         if self.phase.q.val() == PacketPhase::Drain {
             if self.s.tvalid.val() & self.s.tlast.val() {
                 self.phase.d.next = PacketPhase::Idle;
@@ -500,9 +507,8 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
                     // The message is out: what is left of held is discarded.
                     self.n_messages.d.next = self.n_messages.q.val() + 1;
                     self.rd.d.next = self.bend_n.val();
-                    if self.short_n.val() | !self.in_done_n.val() | (self.rd_n.val() != self.bend_n.val()) {
-                        self.n_len_errors.d.next = self.n_len_errors.q.val() + 1;
-                    }
+                    self.len_err_p.d.next =
+                        self.short_n.val() | !self.in_done_n.val() | (self.rd_n.val() != self.bend_n.val());
                     self.phase.d.next = PacketPhase::Idle;
                     if !self.in_done_n.val() {
                         self.phase.d.next = PacketPhase::Drain;
@@ -540,6 +546,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.n_packets.d.next = 0.into();
             self.n_messages.d.next = 0.into();
             self.n_len_errors.d.next = 0.into();
+            self.len_err_p.d.next = false;
         }
     }
 }
