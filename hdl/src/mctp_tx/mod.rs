@@ -14,18 +14,28 @@
 //!   refuse, dropped whole), `counters_len_errors` (frames whose length was not `s_len`).
 //!
 //! The ports are bundles ([`MctpTxConfig`] `cfg`, the AXI-Stream `s`/`m`, [`MctpTxCounters`]
-//! `counters`); the Verilog text is written against the flat names and renamed to the
-//! bundles' by [`crate::ports::body_for_bundles`].
+//! `counters`), flattened to the names above at the boundary.
 //!
-//! See [`model`] for the datapath; the Verilog in [`verilog`] mirrors it, and rust-hdl's
-//! simulator runs the model through this block's `update`.
+//! Written once, in `#[hdl_gen]`, as three stages in one file each, joined by bundles:
+//! [`mic::MicStage`] (refusals, the header fields latched, the NVMe-MI MIC appended: the
+//! message's payload stream), [`packets::PacketStage`] (the packets: headers, SMBus prefix, the
+//! payload split by the MTU; the datapath is described there) and [`pec::PecStage`] (the SMBus
+//! PEC). The CRC-32C and CRC-8 networks are [`crate::crc::CrcStep`] leaves. Latency three
+//! clocks; back-to-back messages run at one output beat per clock.
+//!
+//! `s_len` must equal the octets the frame carries; if it does not, the block does not hang: a
+//! short message is padded with zero octets (after its MIC), the excess of a long one is
+//! discarded, and `len_errors` counts it.
 
-pub mod model;
-pub mod verilog;
-
-pub use model::{MctpTxModel, MsgCfg, Phase, TxIn, TxOut};
+pub mod mic;
+pub mod packets;
+pub mod pec;
 
 use crate::axis::{AxisSink, AxisSource};
+use crate::testbench::{BenchError, HdlModel};
+use mic::MicStage;
+use packets::PacketStage;
+use pec::PecStage;
 use rust_hdl::prelude::*;
 
 /// The packetizer's header fields and bindings (`cfg_*` at the boundary), latched with each
@@ -81,6 +91,40 @@ pub struct MctpTxCountersSink {
     pub len_errors: Signal<In, Bits<32>>,
 }
 
+/// The fields of one message, from the message stage to the packet stage ([`MessageFields`]):
+/// the header fields latched with its first beat and `len`, its payload octets (`s_len`, plus
+/// the MIC when asked).
+#[derive(LogicInterface, Default)]
+#[join = "MessageFields"]
+pub struct MessageFieldsSource {
+    pub src: Signal<Out, Bits<8>>,
+    pub dst: Signal<Out, Bits<8>>,
+    pub tag: Signal<Out, Bits<3>>,
+    pub to: Signal<Out, Bit>,
+    pub seq: Signal<Out, Bits<2>>,
+    pub mtu: Signal<Out, Bits<8>>,
+    pub smbus: Signal<Out, Bit>,
+    pub sa_src: Signal<Out, Bits<7>>,
+    pub sa_dst: Signal<Out, Bits<7>>,
+    pub len: Signal<Out, Bits<17>>,
+}
+
+/// The reading side of [`MessageFieldsSource`].
+#[derive(LogicInterface, Default)]
+#[join = "MessageFieldsSource"]
+pub struct MessageFields {
+    pub src: Signal<In, Bits<8>>,
+    pub dst: Signal<In, Bits<8>>,
+    pub tag: Signal<In, Bits<3>>,
+    pub to: Signal<In, Bit>,
+    pub seq: Signal<In, Bits<2>>,
+    pub mtu: Signal<In, Bits<8>>,
+    pub smbus: Signal<In, Bit>,
+    pub sa_src: Signal<In, Bits<7>>,
+    pub sa_dst: Signal<In, Bits<7>>,
+    pub len: Signal<In, Bits<17>>,
+}
+
 /// The packetizer for `K` octets per beat (`D = 8K` data bits; `K` ∈ {1, 2, 4, 8}).
 #[derive(LogicBlock)]
 pub struct MctpTx<const D: usize, const K: usize> {
@@ -92,8 +136,9 @@ pub struct MctpTx<const D: usize, const K: usize> {
     pub s_len: Signal<In, Bits<17>>,
     pub m: AxisSource<D, K>,
     pub counters: MctpTxCounters,
-    // Invisible to rust-hdl (leading underscore): the model the simulator runs.
-    _model: MctpTxModel,
+    mic: MicStage<D, K>,
+    pkt: PacketStage<D, K>,
+    pec: PecStage<D, K>,
 }
 
 impl<const D: usize, const K: usize> Default for MctpTx<D, K> {
@@ -107,74 +152,49 @@ impl<const D: usize, const K: usize> Default for MctpTx<D, K> {
             s_len: Default::default(),
             m: Default::default(),
             counters: Default::default(),
-            _model: MctpTxModel::new(K),
-        }
-    }
-}
-
-
-impl<const D: usize, const K: usize> MctpTx<D, K> {
-    fn inputs(&self) -> TxIn {
-        let d = self.s.tdata.val();
-        TxIn {
-            reset: self.reset.val(),
-            s_tdata: (0..K).map(|i| d.get_bits::<8>(8 * i).index() as u8).collect(),
-            s_tkeep: crate::bits::bits_to_u64(&self.s.tkeep.val()),
-            s_tvalid: self.s.tvalid.val(),
-            s_tlast: self.s.tlast.val(),
-            s_len: crate::bits::bits_to_u64(&self.s_len.val()) as u32,
-            cfg_src_eid: crate::bits::bits_to_u64(&self.cfg.src_eid.val()) as u8,
-            cfg_dst_eid: crate::bits::bits_to_u64(&self.cfg.dst_eid.val()) as u8,
-            cfg_tag: crate::bits::bits_to_u64(&self.cfg.tag.val()) as u8,
-            cfg_to: self.cfg.to.val(),
-            cfg_seq: crate::bits::bits_to_u64(&self.cfg.seq.val()) as u8,
-            cfg_mtu: crate::bits::bits_to_u64(&self.cfg.mtu.val()) as u8,
-            cfg_mic: self.cfg.mic.val(),
-            cfg_smbus: self.cfg.smbus.val(),
-            cfg_smbus_src: crate::bits::bits_to_u64(&self.cfg.smbus_src.val()) as u8,
-            cfg_smbus_dst: crate::bits::bits_to_u64(&self.cfg.smbus_dst.val()) as u8,
-            m_tready: self.m.tready.val(),
+            mic: Default::default(),
+            pkt: Default::default(),
+            pec: Default::default(),
         }
     }
 }
 
 impl<const D: usize, const K: usize> Logic for MctpTx<D, K> {
+    #[hdl_gen]
     fn update(&mut self) {
-        let i = self.inputs();
-        if self.clock.pos_edge() {
-            self._model.clock(&i);
-        }
-        let o = self._model.outputs(&i);
-        self.s.tready.next = o.s_tready;
-        self.m.tdata.next = crate::crc::bytes_to_bits::<D>(&o.m_tdata);
-        self.m.tkeep.next = crate::crc::bytes_to_bits::<K>(&o.m_tkeep.to_le_bytes());
-        self.m.tvalid.next = o.m_tvalid;
-        self.m.tlast.next = o.m_tlast;
-        self.counters.packets.next = (o.packets as u64).into();
-        self.counters.messages.next = (o.messages as u64).into();
-        self.counters.dropped.next = (o.dropped as u64).into();
-        self.counters.len_errors.next = (o.len_errors as u64).into();
+        clock!(self, clock, mic, pkt, pec);
+        self.mic.reset.next = self.reset.val();
+        self.pkt.reset.next = self.reset.val();
+        self.pec.reset.next = self.reset.val();
+        // Input port → message stage → packet stage → PEC stage → output port.
+        MctpTxConfig::link(&mut self.cfg, &mut self.mic.cfg);
+        AxisSink::<D, K>::link(&mut self.s, &mut self.mic.s);
+        self.mic.s_len.next = self.s_len.val();
+        AxisSource::<D, K>::join(&mut self.mic.m, &mut self.pkt.s);
+        MessageFieldsSource::join(&mut self.mic.msg, &mut self.pkt.msg);
+        AxisSource::<D, K>::join(&mut self.pkt.m, &mut self.pec.s);
+        self.pec.s_pec.next = self.pkt.m_pec.val();
+        self.pec.s_pec_lane.next = self.pkt.m_pec_lane.val();
+        AxisSource::<D, K>::link(&mut self.m, &mut self.pec.m);
+        self.counters.packets.next = self.pkt.packets.val();
+        self.counters.messages.next = self.pkt.messages.val();
+        self.counters.dropped.next = self.mic.dropped.val();
+        self.counters.len_errors.next = self.pkt.len_errors.val();
     }
+}
 
-    fn connect(&mut self) {
-        self.s.tready.connect();
-        self.m.tdata.connect();
-        self.m.tkeep.connect();
-        self.m.tvalid.connect();
-        self.m.tlast.connect();
-        self.counters.packets.connect();
-        self.counters.messages.connect();
-        self.counters.dropped.connect();
-        self.counters.len_errors.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(crate::ports::body_for_bundles(&verilog::body(&self._model), self))
-    }
-
-    fn timing(&self) -> Vec<TimingInfo> {
-        crate::ports::axis_timing("mctp_tx")
-    }
+/// rust-hdl's simulation of the packetizer behind the testbench's
+/// [`crate::testbench::ClockedModel`].
+pub fn hdl_model<const D: usize, const K: usize>() -> Result<HdlModel<MctpTx<D, K>>, BenchError> {
+    crate::hdl_model!(
+        MctpTx::<D, K>::default(),
+        MctpTx<D, K>,
+        [
+            reset, cfg.src_eid, cfg.dst_eid, cfg.tag, cfg.to, cfg.seq, cfg.mtu, cfg.mic, cfg.smbus, cfg.smbus_src,
+            cfg.smbus_dst, s.tdata, s.tkeep, s.tvalid, s.tlast, s.tready, s_len, m.tdata, m.tkeep, m.tvalid, m.tlast,
+            m.tready, counters.packets, counters.messages, counters.dropped, counters.len_errors
+        ]
+    )
 }
 
 #[cfg(test)]

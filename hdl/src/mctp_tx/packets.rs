@@ -1,0 +1,552 @@
+//! Stage B of the MCTP packetizer: the packets. From the payload stream of stage A (message and
+//! MIC, [`super::mic::MicStage`]) it builds one frame per packet,
+//! `[SMBus prefix (4)] · transport header (4) · payload (≤ MTU) · [PEC lane (1)]`, every frame
+//! starting in lane 0; the PEC lane is left zero and marked (`m_pec`, `m_pec_lane`) for the PEC
+//! stage. The split is `transmit`'s: the payload cut into MTU-sized packets (the MIC may
+//! straddle the last two).
+//!
+//! # Datapath: one gearbox, no window
+//! The last taken payload beat stays in `held` in its own lanes, `rd` its next unread lane and
+//! `bend` its octet count (lanes past `bend` are zero). An output beat holds `nh` header octets
+//! (`min(hdr_len − hpos, W)`), then `p = min(W − nh, pkt_left)` payload octets: the `avail =
+//! bend − rd` octets left in `held` followed, when they are too few, by the next payload beat
+//! (taken in that clock). So a payload octet goes through three small byte shifters — `held`
+//! down by `rd`, the new beat up by `avail` (both `< W`), and the pair up by `nh` (0, 4 or `W`)
+//! — instead of a `2W + 4`-octet window that every octet is shifted into and out of.
+//!
+//! A beat is formed whenever the output register is free or being taken; it needs a payload
+//! beat only when `avail < p`, so a header-only beat or one served from `held` never waits for
+//! input, and back-to-back messages run without a bubble (a message's first beat is formed
+//! from stage A's latched fields, `e_*`, in the clock it arrives).
+//!
+//! # Length errors
+//! `msg.len` (`s_len`, plus the MIC) decides the packets. A payload stream that ends early is
+//! padded with zero octets; one that goes on past the last packet is discarded up to its
+//! `tlast` (`Drain`); either way `len_errors` counts the message once, the clock after its last
+//! packet is formed.
+
+use super::MessageFields;
+use crate::axis::{AxisSink, AxisSource};
+use offload_driver::mctp::header::{EOM_BIT, HEADER_VERSION, SEQ_SHIFT, SOM_BIT, TO_BIT};
+use offload_driver::mctp::smbus::{COMMAND_CODE, PREFIX_LEN};
+use offload_driver::mctp::HEADER_LEN;
+use rust_hdl::prelude::*;
+
+/// Where the packet stage is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum PacketPhase {
+    /// Between messages: stage A's beat, if any, is a message's first.
+    Idle,
+    /// Packets of the current message remain.
+    Body,
+    /// The message's packets are out; discarding the payload stream up to its `tlast`.
+    Drain,
+}
+
+/// `D = 8·K` data bits, `K` octets per beat.
+#[derive(LogicBlock)]
+pub struct PacketStage<const D: usize, const K: usize> {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high.
+    pub reset: Signal<In, Bit>,
+    /// The payload stream (full beats, the last one partial).
+    pub s: AxisSink<D, K>,
+    /// The fields of the message whose first beat is on `s`.
+    pub msg: MessageFields,
+    /// One frame per packet; its PEC lane (zero here) is `m_pec_lane` when `m_pec`.
+    pub m: AxisSource<D, K>,
+    pub m_pec: Signal<Out, Bit>,
+    pub m_pec_lane: Signal<Out, Bits<8>>,
+    pub packets: Signal<Out, Bits<32>>,
+    pub messages: Signal<Out, Bits<32>>,
+    pub len_errors: Signal<Out, Bits<32>>,
+    // Registers: the message.
+    phase: DFF<PacketPhase>,
+    r_src: DFF<Bits<8>>,
+    r_dst: DFF<Bits<8>>,
+    r_tag: DFF<Bits<3>>,
+    r_to: DFF<Bit>,
+    r_seq: DFF<Bits<2>>,
+    r_mtu: DFF<Bits<8>>,
+    r_smbus: DFF<Bit>,
+    r_sa_src: DFF<Bits<7>>,
+    r_sa_dst: DFF<Bits<7>>,
+    som: DFF<Bit>,
+    eom: DFF<Bit>,
+    msg_left: DFF<Bits<17>>,
+    pkt_left: DFF<Bits<8>>,
+    hpos: DFF<Bits<8>>,
+    // The gearbox.
+    held: DFF<Bits<D>>,
+    rd: DFF<Bits<8>>,
+    bend: DFF<Bits<8>>,
+    in_done: DFF<Bit>,
+    short: DFF<Bit>,
+    // The output register and counters.
+    o_data: DFF<Bits<D>>,
+    o_keep: DFF<Bits<K>>,
+    o_valid: DFF<Bit>,
+    o_last: DFF<Bit>,
+    o_pec: DFF<Bit>,
+    o_pec_lane: DFF<Bits<8>>,
+    n_packets: DFF<Bits<32>>,
+    n_messages: DFF<Bits<32>>,
+    n_len_errors: DFF<Bits<32>>,
+    /// A length error found this clock, counted in the next (off the beat decision's path).
+    len_err_p: DFF<Bit>,
+    // Combinational temporaries.
+    adv: Signal<Local, Bit>,
+    idle: Signal<Local, Bit>,
+    e_src: Signal<Local, Bits<8>>,
+    e_dst: Signal<Local, Bits<8>>,
+    e_tag: Signal<Local, Bits<3>>,
+    e_to: Signal<Local, Bit>,
+    e_seq: Signal<Local, Bits<2>>,
+    e_mtu: Signal<Local, Bits<8>>,
+    e_smbus: Signal<Local, Bit>,
+    e_sa_src: Signal<Local, Bits<7>>,
+    e_sa_dst: Signal<Local, Bits<7>>,
+    e_som: Signal<Local, Bit>,
+    e_eom: Signal<Local, Bit>,
+    e_msg_left: Signal<Local, Bits<17>>,
+    e_pkt_left: Signal<Local, Bits<8>>,
+    e_hpos: Signal<Local, Bits<8>>,
+    e_in_done: Signal<Local, Bit>,
+    e_short: Signal<Local, Bit>,
+    mtu17: Signal<Local, Bits<17>>,
+    avail: Signal<Local, Bits<8>>,
+    hl: Signal<Local, Bits<8>>,
+    nh: Signal<Local, Bits<8>>,
+    room: Signal<Local, Bits<8>>,
+    p: Signal<Local, Bits<8>>,
+    pkt_end: Signal<Local, Bit>,
+    np: Signal<Local, Bits<8>>,
+    pec_here: Signal<Local, Bit>,
+    frame_end: Signal<Local, Bit>,
+    used: Signal<Local, Bits<8>>,
+    need_in: Signal<Local, Bit>,
+    active: Signal<Local, Bit>,
+    emit: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    in_cnt: Signal<Local, Bits<8>>,
+    tot: Signal<Local, Bits<8>>,
+    pad: Signal<Local, Bit>,
+    buf_part: Signal<Local, Bits<D>>,
+    in_part: Signal<Local, Bits<D>>,
+    pay: Signal<Local, Bits<D>>,
+    flags: Signal<Local, Bits<8>>,
+    count: Signal<Local, Bits<8>>,
+    hdr: Signal<Local, Bits<64>>,
+    hdr_sh: Signal<Local, Bits<D>>,
+    lanes: Signal<Local, Bits<D>>,
+    keep_used: Signal<Local, Bits<K>>,
+    rd_n: Signal<Local, Bits<8>>,
+    bend_n: Signal<Local, Bits<8>>,
+    in_done_n: Signal<Local, Bit>,
+    short_n: Signal<Local, Bit>,
+    msg_left_n: Signal<Local, Bits<17>>,
+    // Constants.
+    c_lane: [Constant<Bits<8>>; K],
+    c_lane1: [Constant<Bits<8>>; K],
+    c_bit: [Constant<Bits<K>>; K],
+    c_byte_d: Constant<Bits<D>>,
+    c_w: Constant<Bits<8>>,
+    c_lane_mask: Constant<Bits<8>>,
+    c_nh_mask: Constant<Bits<8>>,
+    c_hpos_mask: Constant<Bits<8>>,
+    c_hl: Constant<Bits<8>>,
+    c_hl_smbus: Constant<Bits<8>>,
+    c_count_add: Constant<Bits<8>>,
+    c_mctp_fixed: Constant<Bits<64>>,
+    c_smbus_fixed: Constant<Bits<64>>,
+    c_som: Constant<Bits<8>>,
+    c_eom: Constant<Bits<8>>,
+    c_to: Constant<Bits<8>>,
+}
+
+impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
+    fn default() -> Self {
+        assert!(D == 8 * K && matches!(K, 1 | 2 | 4 | 8), "PacketStage<8K, K> with K in 1, 2, 4, 8");
+        assert_eq!((HEADER_LEN, PREFIX_LEN, SEQ_SHIFT), (4, 4, 4), "MCTP header layout changed");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s: Default::default(),
+            msg: Default::default(),
+            m: Default::default(),
+            m_pec: Default::default(),
+            m_pec_lane: Default::default(),
+            packets: Default::default(),
+            messages: Default::default(),
+            len_errors: Default::default(),
+            phase: Default::default(),
+            r_src: Default::default(),
+            r_dst: Default::default(),
+            r_tag: Default::default(),
+            r_to: Default::default(),
+            r_seq: Default::default(),
+            r_mtu: Default::default(),
+            r_smbus: Default::default(),
+            r_sa_src: Default::default(),
+            r_sa_dst: Default::default(),
+            som: Default::default(),
+            eom: Default::default(),
+            msg_left: Default::default(),
+            pkt_left: Default::default(),
+            hpos: Default::default(),
+            held: Default::default(),
+            rd: Default::default(),
+            bend: Default::default(),
+            in_done: Default::default(),
+            short: Default::default(),
+            o_data: Default::default(),
+            o_keep: Default::default(),
+            o_valid: Default::default(),
+            o_last: Default::default(),
+            o_pec: Default::default(),
+            o_pec_lane: Default::default(),
+            n_packets: Default::default(),
+            n_messages: Default::default(),
+            n_len_errors: Default::default(),
+            len_err_p: Default::default(),
+            adv: Default::default(),
+            idle: Default::default(),
+            e_src: Default::default(),
+            e_dst: Default::default(),
+            e_tag: Default::default(),
+            e_to: Default::default(),
+            e_seq: Default::default(),
+            e_mtu: Default::default(),
+            e_smbus: Default::default(),
+            e_sa_src: Default::default(),
+            e_sa_dst: Default::default(),
+            e_som: Default::default(),
+            e_eom: Default::default(),
+            e_msg_left: Default::default(),
+            e_pkt_left: Default::default(),
+            e_hpos: Default::default(),
+            e_in_done: Default::default(),
+            e_short: Default::default(),
+            mtu17: Default::default(),
+            avail: Default::default(),
+            hl: Default::default(),
+            nh: Default::default(),
+            room: Default::default(),
+            p: Default::default(),
+            pkt_end: Default::default(),
+            np: Default::default(),
+            pec_here: Default::default(),
+            frame_end: Default::default(),
+            used: Default::default(),
+            need_in: Default::default(),
+            active: Default::default(),
+            emit: Default::default(),
+            take: Default::default(),
+            in_cnt: Default::default(),
+            tot: Default::default(),
+            pad: Default::default(),
+            buf_part: Default::default(),
+            in_part: Default::default(),
+            pay: Default::default(),
+            flags: Default::default(),
+            count: Default::default(),
+            hdr: Default::default(),
+            hdr_sh: Default::default(),
+            lanes: Default::default(),
+            keep_used: Default::default(),
+            rd_n: Default::default(),
+            bend_n: Default::default(),
+            in_done_n: Default::default(),
+            short_n: Default::default(),
+            msg_left_n: Default::default(),
+            c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
+            c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
+            c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
+            c_byte_d: Constant::new(0xFFu64.into()),
+            c_w: Constant::new((K as u64).into()),
+            c_lane_mask: Constant::new(((K - 1) as u64).into()),
+            c_nh_mask: Constant::new((((PREFIX_LEN + HEADER_LEN) % K | HEADER_LEN % K) as u64).into()),
+            c_hpos_mask: Constant::new((0x0F & !(K as u64 - 1)).into()),
+            c_hl: Constant::new((HEADER_LEN as u64).into()),
+            c_hl_smbus: Constant::new(((PREFIX_LEN + HEADER_LEN) as u64).into()),
+            // SMBus byte count: source octet + MCTP header + payload (DSP0237).
+            c_count_add: Constant::new(((1 + HEADER_LEN) as u64).into()),
+            c_mctp_fixed: Constant::new((HEADER_VERSION as u64).into()),
+            // Command code in octet 1, the source address's read/write bit (1) in octet 3.
+            c_smbus_fixed: Constant::new((((COMMAND_CODE as u64) << 8) | (1u64 << 24)).into()),
+            c_som: Constant::new((1u64 << SOM_BIT).into()),
+            c_eom: Constant::new((1u64 << EOM_BIT).into()),
+            c_to: Constant::new((1u64 << TO_BIT).into()),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, phase, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
+            msg_left, pkt_left, hpos, held, rd, bend, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
+            o_pec_lane, n_packets, n_messages, n_len_errors, len_err_p
+        );
+        self.m.tdata.next = self.o_data.q.val();
+        self.m.tkeep.next = self.o_keep.q.val();
+        self.m.tvalid.next = self.o_valid.q.val();
+        self.m.tlast.next = self.o_last.q.val();
+        self.m_pec.next = self.o_pec.q.val();
+        self.m_pec_lane.next = self.o_pec_lane.q.val();
+        self.packets.next = self.n_packets.q.val();
+        self.messages.next = self.n_messages.q.val();
+        self.len_errors.next = self.n_len_errors.q.val();
+
+        self.adv.next = !self.o_valid.q.val() | self.m.tready.val();
+        self.idle.next = self.phase.q.val() == PacketPhase::Idle;
+
+        // This clock's message and packet state: stage A's fields on a message's first beat.
+        self.e_src.next = self.r_src.q.val();
+        self.e_dst.next = self.r_dst.q.val();
+        self.e_tag.next = self.r_tag.q.val();
+        self.e_to.next = self.r_to.q.val();
+        self.e_seq.next = self.r_seq.q.val();
+        self.e_mtu.next = self.r_mtu.q.val();
+        self.e_smbus.next = self.r_smbus.q.val();
+        self.e_sa_src.next = self.r_sa_src.q.val();
+        self.e_sa_dst.next = self.r_sa_dst.q.val();
+        self.e_som.next = self.som.q.val();
+        self.e_eom.next = self.eom.q.val();
+        self.e_msg_left.next = self.msg_left.q.val();
+        self.e_pkt_left.next = self.pkt_left.q.val();
+        self.e_hpos.next = self.hpos.q.val();
+        self.e_in_done.next = self.in_done.q.val();
+        self.e_short.next = self.short.q.val();
+        self.mtu17.next = bit_cast::<17, 8>(self.msg.mtu.val());
+        if self.idle.val() {
+            self.e_src.next = self.msg.src.val();
+            self.e_dst.next = self.msg.dst.val();
+            self.e_tag.next = self.msg.tag.val();
+            self.e_to.next = self.msg.to.val();
+            self.e_seq.next = self.msg.seq.val();
+            self.e_mtu.next = self.msg.mtu.val();
+            self.e_smbus.next = self.msg.smbus.val();
+            self.e_sa_src.next = self.msg.sa_src.val();
+            self.e_sa_dst.next = self.msg.sa_dst.val();
+            self.e_som.next = true;
+            self.e_eom.next = self.msg.len.val() <= self.mtu17.val();
+            self.e_msg_left.next = self.msg.len.val();
+            self.e_pkt_left.next = self.msg.mtu.val();
+            if self.msg.len.val() < self.mtu17.val() {
+                self.e_pkt_left.next = self.msg.len.val().get_bits::<8>(0);
+            }
+            self.e_hpos.next = 0.into();
+            self.e_in_done.next = false;
+            self.e_short.next = false;
+        }
+        // Octets left in held (0 between messages: a message's end sets rd to bend).
+        self.avail.next = self.bend.q.val() - self.rd.q.val();
+
+        // The beat's layout: header octets, payload octets, the PEC lane.
+        self.hl.next = self.c_hl.val();
+        if self.e_smbus.val() {
+            self.hl.next = self.c_hl_smbus.val();
+        }
+        self.nh.next = self.hl.val() - self.e_hpos.val();
+        if self.nh.val() > self.c_w.val() {
+            self.nh.next = self.c_w.val();
+        }
+        self.room.next = self.c_w.val() - self.nh.val();
+        self.pkt_end.next = self.e_pkt_left.val() <= self.room.val();
+        self.p.next = self.room.val();
+        if self.pkt_end.val() {
+            self.p.next = self.e_pkt_left.val();
+        }
+        self.np.next = self.nh.val() + self.p.val();
+        self.pec_here.next = self.e_smbus.val() & self.pkt_end.val() & (self.np.val() < self.c_w.val());
+        self.frame_end.next = self.pkt_end.val();
+        if self.e_smbus.val() {
+            self.frame_end.next = self.pec_here.val();
+        }
+        self.used.next = self.np.val();
+        if self.pec_here.val() {
+            self.used.next = self.np.val() + 1;
+        }
+
+        // A payload beat is needed when held runs short; the beat goes out when it has one.
+        self.need_in.next = (self.p.val() > self.avail.val()) & !self.e_in_done.val();
+        self.active.next = (self.phase.q.val() == PacketPhase::Body) | (self.idle.val() & self.s.tvalid.val());
+        self.emit.next = self.adv.val() & self.active.val() & (!self.need_in.val() | self.s.tvalid.val());
+        self.take.next = self.emit.val() & self.need_in.val();
+        self.s.tready.next =
+            !self.reset.val() & (self.take.val() | (self.phase.q.val() == PacketPhase::Drain));
+        self.in_cnt.next = 0.into();
+        for i in 0..K {
+            if (self.s.tkeep.val() & self.c_bit[i].val()) != 0 {
+                self.in_cnt.next = self.c_lane1[i].val();
+            }
+        }
+        self.tot.next = self.avail.val();
+        if self.take.val() {
+            self.tot.next = self.avail.val() + self.in_cnt.val();
+        }
+        // The payload stream ended early: the rest of the message is zeros.
+        self.pad.next = self.p.val() > self.tot.val();
+
+        // Payload octets: held from rd, then the new beat.
+        // rd runs to W (held used up): the shift then clears it.
+        self.buf_part.next = self.held.q.val() >> (bit_cast::<16, 8>(self.rd.q.val()) << 3);
+        self.in_part.next = 0.into();
+        if self.take.val() {
+            self.in_part.next =
+                self.s.tdata.val() << (bit_cast::<16, 8>(self.avail.val() & self.c_lane_mask.val()) << 3);
+        }
+        // Payload shares a beat with header octets only at W = 8 without SMBus (nh = 4): the
+        // shift has that one step (nh mod W is 0 at every other width and with SMBus).
+        self.pay.next = (self.buf_part.val() | self.in_part.val())
+            << (bit_cast::<16, 8>(self.nh.val() & self.c_nh_mask.val()) << 3);
+
+        // Header octets, SMBus prefix first, from octet hpos on.
+        self.flags.next = bit_cast::<8, 3>(self.e_tag.val()) | (bit_cast::<8, 2>(self.e_seq.val()) << 4);
+        if self.e_som.val() {
+            self.flags.next = self.flags.val() | self.c_som.val();
+        }
+        if self.e_eom.val() {
+            self.flags.next = self.flags.val() | self.c_eom.val();
+        }
+        if self.e_to.val() {
+            self.flags.next = self.flags.val() | self.c_to.val();
+        }
+        self.count.next = self.e_pkt_left.val() + self.c_count_add.val();
+        self.hdr.next = self.c_mctp_fixed.val()
+            | (bit_cast::<64, 8>(self.e_dst.val()) << 8)
+            | (bit_cast::<64, 8>(self.e_src.val()) << 16)
+            | (bit_cast::<64, 8>(self.flags.val()) << 24);
+        if self.e_smbus.val() {
+            self.hdr.next = (self.hdr.val() << 32)
+                | self.c_smbus_fixed.val()
+                | (bit_cast::<64, 7>(self.e_sa_dst.val()) << 1)
+                | (bit_cast::<64, 8>(self.count.val()) << 16)
+                | (bit_cast::<64, 7>(self.e_sa_src.val()) << 25);
+        }
+        // While header octets remain, hpos is a multiple of W (≤ 8): only those bits shift.
+        self.hdr_sh.next =
+            bit_cast::<D, 64>(self.hdr.val() >> (bit_cast::<16, 8>(self.e_hpos.val() & self.c_hpos_mask.val()) << 3));
+
+        // The lanes.
+        self.lanes.next = 0.into();
+        self.keep_used.next = 0.into();
+        for i in 0..K {
+            if self.c_lane[i].val() < self.nh.val() {
+                self.lanes.next = self.lanes.val() | (self.hdr_sh.val() & (self.c_byte_d.val() << (i * 8).to_bits::<16>()));
+            } else if self.c_lane[i].val() < self.np.val() {
+                self.lanes.next = self.lanes.val() | (self.pay.val() & (self.c_byte_d.val() << (i * 8).to_bits::<16>()));
+            }
+            if self.c_lane[i].val() < self.used.val() {
+                self.keep_used.next = self.keep_used.val() | self.c_bit[i].val();
+            }
+        }
+
+        // What is left of held, and of the message.
+        self.rd_n.next = self.rd.q.val() + self.p.val();
+        self.bend_n.next = self.bend.q.val();
+        self.in_done_n.next = self.e_in_done.val();
+        if self.take.val() {
+            self.rd_n.next = self.p.val() - self.avail.val();
+            self.bend_n.next = self.in_cnt.val();
+            self.in_done_n.next = self.s.tlast.val();
+        }
+        self.short_n.next = self.e_short.val();
+        if self.pad.val() {
+            self.rd_n.next = self.bend_n.val();
+            self.short_n.next = true;
+        }
+        self.msg_left_n.next = self.e_msg_left.val() - bit_cast::<17, 8>(self.p.val());
+
+        // Registers.
+        if self.m.tready.val() {
+            self.o_valid.d.next = false;
+        }
+        self.len_err_p.d.next = false;
+        if self.len_err_p.q.val() {
+            self.n_len_errors.d.next = self.n_len_errors.q.val() + 1;
+        }
+        if self.phase.q.val() == PacketPhase::Drain {
+            if self.s.tvalid.val() & self.s.tlast.val() {
+                self.phase.d.next = PacketPhase::Idle;
+            }
+        } else if self.emit.val() {
+            self.o_data.d.next = self.lanes.val();
+            self.o_keep.d.next = self.keep_used.val();
+            self.o_valid.d.next = true;
+            self.o_last.d.next = self.frame_end.val();
+            self.o_pec.d.next = self.pec_here.val();
+            self.o_pec_lane.d.next = self.np.val();
+            self.r_src.d.next = self.e_src.val();
+            self.r_dst.d.next = self.e_dst.val();
+            self.r_tag.d.next = self.e_tag.val();
+            self.r_to.d.next = self.e_to.val();
+            self.r_seq.d.next = self.e_seq.val();
+            self.r_mtu.d.next = self.e_mtu.val();
+            self.r_smbus.d.next = self.e_smbus.val();
+            self.r_sa_src.d.next = self.e_sa_src.val();
+            self.r_sa_dst.d.next = self.e_sa_dst.val();
+            self.som.d.next = self.e_som.val();
+            self.eom.d.next = self.e_eom.val();
+            self.msg_left.d.next = self.msg_left_n.val();
+            self.pkt_left.d.next = self.e_pkt_left.val() - self.p.val();
+            self.hpos.d.next = self.e_hpos.val() + self.nh.val();
+            if self.take.val() {
+                self.held.d.next = self.s.tdata.val();
+            }
+            self.rd.d.next = self.rd_n.val();
+            self.bend.d.next = self.bend_n.val();
+            self.in_done.d.next = self.in_done_n.val();
+            self.short.d.next = self.short_n.val();
+            self.phase.d.next = PacketPhase::Body;
+            if self.frame_end.val() {
+                self.n_packets.d.next = self.n_packets.q.val() + 1;
+                if self.msg_left_n.val() == 0 {
+                    // The message is out: what is left of held is discarded.
+                    self.n_messages.d.next = self.n_messages.q.val() + 1;
+                    self.rd.d.next = self.bend_n.val();
+                    self.len_err_p.d.next =
+                        self.short_n.val() | !self.in_done_n.val() | (self.rd_n.val() != self.bend_n.val());
+                    self.phase.d.next = PacketPhase::Idle;
+                    if !self.in_done_n.val() {
+                        self.phase.d.next = PacketPhase::Drain;
+                    }
+                } else {
+                    self.pkt_left.d.next = self.e_mtu.val();
+                    if self.msg_left_n.val() < bit_cast::<17, 8>(self.e_mtu.val()) {
+                        self.pkt_left.d.next = self.msg_left_n.val().get_bits::<8>(0);
+                    }
+                    self.eom.d.next = self.msg_left_n.val() <= bit_cast::<17, 8>(self.e_mtu.val());
+                    self.som.d.next = false;
+                    self.r_seq.d.next = self.e_seq.val() + 1;
+                    self.hpos.d.next = 0.into();
+                }
+            }
+        }
+        if self.reset.val() {
+            self.phase.d.next = PacketPhase::Idle;
+            self.som.d.next = false;
+            self.eom.d.next = false;
+            self.msg_left.d.next = 0.into();
+            self.pkt_left.d.next = 0.into();
+            self.hpos.d.next = 0.into();
+            self.held.d.next = 0.into();
+            self.rd.d.next = 0.into();
+            self.bend.d.next = 0.into();
+            self.in_done.d.next = false;
+            self.short.d.next = false;
+            self.o_data.d.next = 0.into();
+            self.o_keep.d.next = 0.into();
+            self.o_valid.d.next = false;
+            self.o_last.d.next = false;
+            self.o_pec.d.next = false;
+            self.o_pec_lane.d.next = 0.into();
+            self.n_packets.d.next = 0.into();
+            self.n_messages.d.next = 0.into();
+            self.n_len_errors.d.next = 0.into();
+            self.len_err_p.d.next = false;
+        }
+    }
+}
