@@ -10,12 +10,12 @@
 //! - [`rx_reference`]: what the software receiver makes of those frames, in the RX block's
 //!   terms (its messages and its counters).
 
-use crate::mctp_rx::model::{keep_mask, MctpRxModel, RxCounters, RxIn, HW_MAX_LEN, MAX_PAYLOAD};
+use crate::mctp_rx::model::{keep_mask, MctpRxModel, RxCounters, RxIn, HW_MAX_LEN};
 use offload_driver::mctp::header::Header;
 use offload_driver::mctp::reassembly::DEFAULT_TIMEOUT;
 use offload_driver::mctp::{
     receive, smbus, transmit, Binding, Message, ReassemblyConfig, RxRequest,
-    SmbusAddresses, TxConfig, TxRequest, HEADER_LEN, RX_COUNTERS,
+    SmbusAddresses, TxConfig, TxRequest, RX_COUNTERS,
 };
 use rand::Rng;
 
@@ -160,7 +160,7 @@ pub struct RxExpected {
 /// True for a frame the block drops before reassembly because of its packet limit (a raw
 /// frame longer than `HEADER_LEN + MAX_PAYLOAD`).
 pub fn rx_oversize(setup: &RxSetup, frame: &[u8]) -> bool {
-    !setup.smbus && frame.len() > HEADER_LEN + MAX_PAYLOAD
+    !setup.smbus && frame.len() > offload_driver::mctp::rx_block::MAX_RAW_FRAME
 }
 
 /// The software receiver (`offload_driver::mctp::receive` with one context) on `frames`, the
