@@ -5,7 +5,7 @@
 //! back-pressure; corrupted traffic (bit flips, lost, duplicated, reordered, truncated and
 //! re-framed packets, foreign frames) rejected exactly as the software rejects it. Delivered
 //! messages byte for byte with their header fields, every drop counter equal. The traffic and
-//! the reference come from `offload_hdl::test_support`, the same the cycle model's tests use.
+//! the reference come from `offload_hdl::test_support`, the same the block's rust-hdl tests use.
 //! Fails (does not skip) without Verilator.
 
 use offload_driver::mctp::{transmit, SmbusAddresses};

@@ -201,7 +201,7 @@ pub struct FrameStage<const D: usize, const K: usize> {
     c_pm: Constant<Bits<14>>,
     c_ring_room: Constant<Bits<14>>,
     c_pos_max: Constant<Bits<17>>,
-    c_hdr_octets: Constant<Bits<16>>,
+    c_pos_high: Constant<Bits<16>>,
     c_max_payload: Constant<Bits<16>>,
     c_max_raw: Constant<Bits<16>>,
     c_hw_max: Constant<Bits<16>>,
@@ -372,7 +372,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             c_pm: Constant::new((2 * rw - 1).into()),
             c_ring_room: Constant::new((rw - 2).into()),
             c_pos_max: Constant::new(0xFFFFu64.into()),
-            c_hdr_octets: c16(8),
+            c_pos_high: Constant::new((0xFFFFu64 & !7).into()),
             c_max_payload: c16(MAX_PAYLOAD),
             c_max_raw: c16(HEADER_LEN + MAX_PAYLOAD),
             c_hw_max: c16(HW_MAX_LEN),
@@ -427,7 +427,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         }
         // Frame octets 0..8 into hdr (zero at each frame's start).
         self.e_hdr.next = self.hdr.q.val();
-        if self.pos.q.val() < self.c_hdr_octets.val() {
+        // (pos < 8 as a test of its high bits, not a 16-bit compare: this beat's header
+        // octets start the longest path, through the target choice to the input's ready.)
+        if (self.pos.q.val() & self.c_pos_high.val()) == 0 {
             self.e_hdr.next = self.hdr.q.val()
                 | (bit_cast::<64, D>(self.s.tdata.val()) << (bit_cast::<16, 16>(self.pos.q.val()) << 3));
         }
