@@ -233,7 +233,7 @@ fn mctp_tx<const D: usize, const K: usize>() -> BlockEntry {
     )
 }
 
-fn mctp_rx<const D: usize, const K: usize>() -> BlockEntry {
+fn mctp_rx<const D: usize, const K: usize, const RA: usize>() -> BlockEntry {
     BlockEntry::new(
         format!("mctp_rx_w{K}"),
         "mctp_rx",
@@ -245,7 +245,7 @@ fn mctp_rx<const D: usize, const K: usize>() -> BlockEntry {
              reset is synchronous, active high; cfg_* are static (change under reset); m_src_eid, m_dst_eid, \
              m_tag, m_to ride with every beat of a message; counters wrap."
         ),
-        MctpRx::<D, K>::default,
+        MctpRx::<D, K, RA>::default,
     )
 }
 
@@ -256,6 +256,7 @@ fn top<
     const MI: usize,
     const CD: usize,
     const CK: usize,
+    const CRA: usize,
     const RD: usize,
     const RK: usize,
     const RD2: usize,
@@ -271,7 +272,7 @@ fn top<
              reset is synchronous, active high; reg_wr_wait/reg_rd_wait are always 0 (every access is \
              acknowledged the clock after its request); mpa_rx_m_tuser on the tlast beat marks a bad ULPDU."
         ),
-        OffloadTop::<MD, MK, MH, MI, CD, CK, RD, RK, RD2>::default,
+        OffloadTop::<MD, MK, MH, MI, CD, CK, CRA, RD, RK, RD2>::default,
     )
 }
 
@@ -313,9 +314,9 @@ pub fn catalogue() -> Vec<BlockEntry> {
         mctp_tx::<8, 1>(),
         mctp_tx::<32, 4>(),
         mctp_tx::<64, 8>(),
-        mctp_rx::<8, 1>(),
-        mctp_rx::<32, 4>(),
-        mctp_rx::<64, 8>(),
+        mctp_rx::<8, 1, 13>(),
+        mctp_rx::<32, 4, 11>(),
+        mctp_rx::<64, 8, 10>(),
         BlockEntry::new(
             "regs_w4",
             "regs",
@@ -327,8 +328,8 @@ pub fn catalogue() -> Vec<BlockEntry> {
              reset is synchronous, active high.",
             || crate::top::regs::RegBlock::new(4, 4),
         ),
-        top::<32, 4, 64, 96, 32, 4, 64, 8, 128>(),
-        top::<64, 8, 96, 160, 64, 8, 64, 8, 128>(),
+        top::<32, 4, 64, 96, 32, 4, 11, 64, 8, 128>(),
+        top::<64, 8, 96, 160, 64, 8, 10, 64, 8, 128>(),
         BlockEntry::new(
             "board_core_w4",
             "board",

@@ -9,8 +9,10 @@
 //!   reordered, truncated, re-framed or foreign packets).
 //! - [`rx_reference`]: what the software receiver makes of those frames, in the RX block's
 //!   terms (its messages and its counters).
+//! - [`run_rx_hdl`]: rust-hdl's simulation of the RX block over frames (short runs).
 
-use crate::mctp_rx::model::{keep_mask, MctpRxModel, RxCounters, RxIn, HW_MAX_LEN};
+use crate::mctp_rx::{RxCounters, HW_MAX_LEN};
+use crate::testbench::{run_mctp_rx, BenchError, MctpRxRun, Traffic};
 use offload_driver::mctp::header::Header;
 use offload_driver::mctp::reassembly::DEFAULT_TIMEOUT;
 use offload_driver::mctp::{
@@ -393,10 +395,16 @@ pub fn random_rx_frames(
     out
 }
 
-/// A model run's view of a setup: the values of the block's `cfg_*` ports.
-pub fn rx_cfg_ports(setup: &RxSetup) -> (bool, bool, bool, u32) {
-    debug_assert!(MctpRxModel::max_len(setup.max_len as u32) as usize == setup.max_len);
-    (setup.smbus, setup.mic, setup.strict, setup.max_len as u32)
+impl RxSetup {
+    /// The block's `cfg_*` ports for this setup (the register block's view).
+    pub fn config(&self) -> offload_driver::registers::MctpRxConfig {
+        offload_driver::registers::MctpRxConfig {
+            smbus: self.smbus,
+            mic: self.mic,
+            strict: self.strict,
+            max_len: self.max_len,
+        }
+    }
 }
 
 /// Byte-exact comparison that reports the first difference.
@@ -412,125 +420,21 @@ pub fn assert_same(got: &[u8], want: &[u8], what: &str) {
     assert_eq!(got.len(), want.len(), "{what}: lengths");
 }
 
-/// What the MCTP RX cycle model produced from a run of frames.
-pub struct RxModelRun {
-    pub messages: Vec<Message>,
-    pub counters: RxCounters,
-    pub cycles: u64,
-    /// Input beats taken.
-    pub in_beats: u64,
-    /// First and last cycle an input beat was taken.
-    pub span: (u64, u64),
-}
-
-/// Runs the MCTP RX cycle model at width `w` over `frames` (input valid with probability
-/// `p_valid` per clock, output ready with `p_ready`), checking the AXI-Stream output rules on
-/// the way; panics if the block stops making progress.
-pub fn run_rx_model(
+/// Runs rust-hdl's simulation of the MCTP RX block at width `w` (1, 4 or 8) over `frames`
+/// with `traffic`, through the testbench's driver (which checks the AXI-Stream rules and that
+/// the header fields hold within a message); an error if the block stops making progress.
+pub fn run_rx_hdl(
     w: usize,
     setup: &RxSetup,
     frames: &[Vec<u8>],
-    p_valid: f64,
-    p_ready: f64,
-    rng: &mut impl Rng,
-) -> RxModelRun {
-    let mut m = MctpRxModel::new(w);
-    let mut i = RxIn {
-        reset: true,
-        cfg_smbus: setup.smbus,
-        cfg_mic: setup.mic,
-        cfg_strict: setup.strict,
-        cfg_max_len: setup.max_len as u32,
-        s_tdata: vec![0; w],
-        ..RxIn::default()
-    };
-    m.clock(&i);
-    i.reset = false;
-    let mut beats: Vec<(Vec<u8>, u64, bool)> = Vec::new();
-    for f in frames {
-        if f.is_empty() {
-            beats.push((vec![0x5A; w], 0, true));
-            continue;
-        }
-        let n = f.len().div_ceil(w);
-        for (k, c) in f.chunks(w).enumerate() {
-            let mut d = c.to_vec();
-            d.resize(w, 0xEE);
-            beats.push((d, keep_mask(c.len()), k + 1 == n));
-        }
-    }
-    let mut next = 0;
-    let mut messages = Vec::new();
-    let mut cur: Vec<u8> = Vec::new();
-    let mut fields = None;
-    let mut cycles = 0u64;
-    let mut quiet = 0;
-    let mut span = (u64::MAX, 0);
-    loop {
-        cycles += 1;
-        assert!(
-            cycles < 100_000 + 40 * beats.len() as u64,
-            "stuck after {} messages",
-            messages.len()
-        );
-        i.s_tvalid = next < beats.len() && rng.gen_bool(p_valid);
-        if i.s_tvalid {
-            let (d, k, l) = &beats[next];
-            i.s_tdata = d.clone();
-            i.s_tkeep = *k;
-            i.s_tlast = *l;
-        } else {
-            i.s_tdata = vec![0xA5; w];
-            i.s_tlast = rng.gen();
-            i.s_tkeep = rng.gen();
-        }
-        i.m_tready = rng.gen_bool(p_ready);
-        let o = m.outputs(&i);
-        if o.m_tvalid && i.m_tready {
-            if !o.m_tlast {
-                assert_eq!(o.m_tkeep, keep_mask(w), "partial tkeep only on tlast");
-            }
-            let f = (o.m_src_eid, o.m_dst_eid, o.m_tag, o.m_to);
-            assert!(
-                fields.is_none_or(|x| x == f),
-                "header fields changed within a message"
-            );
-            fields = Some(f);
-            cur.extend(
-                (0..w)
-                    .filter(|b| o.m_tkeep >> b & 1 != 0)
-                    .map(|b| o.m_tdata[b]),
-            );
-            if o.m_tlast {
-                messages.push(Message {
-                    src: f.0,
-                    dst: f.1,
-                    tag: f.2,
-                    tag_owner: f.3,
-                    bytes: std::mem::take(&mut cur),
-                });
-                fields = None;
-            }
-        }
-        if i.s_tvalid && o.s_tready {
-            span = (span.0.min(cycles), cycles);
-            next += 1;
-        }
-        let busy = o.m_tvalid || m.regs.end || m.regs.dcount > 0 || m.regs.rd_active;
-        m.clock(&i);
-        if next == beats.len() {
-            quiet = if busy { 0 } else { quiet + 1 };
-            if quiet > 4 {
-                break;
-            }
-        }
-    }
-    RxModelRun {
-        messages,
-        counters: m.regs.counters,
-        cycles,
-        in_beats: beats.len() as u64,
-        span,
+    traffic: &Traffic,
+) -> Result<MctpRxRun, BenchError> {
+    let cfg = setup.config();
+    match w {
+        1 => run_mctp_rx(&mut crate::mctp_rx::hdl_model::<8, 1, 13>()?, &cfg, frames, traffic),
+        4 => run_mctp_rx(&mut crate::mctp_rx::hdl_model::<32, 4, 11>()?, &cfg, frames, traffic),
+        8 => run_mctp_rx(&mut crate::mctp_rx::hdl_model::<64, 8, 10>()?, &cfg, frames, traffic),
+        _ => Err(BenchError::Port(format!("no MCTP RX block of width {w}"))),
     }
 }
 

@@ -7,9 +7,8 @@
 //!   `m_*` with their header fields from the `m_src_eid`/`m_dst_eid`/`m_tag`/`m_to` side
 //!   channels, the drop counters read back.
 
-use offload_hdl::testbench::{run_streams, AxisPorts, StreamRun, Traffic};
-use crate::model::{PortDir, PortId, SimError, VerilatedModel};
-use offload_driver::mctp::{Message, RxCounts};
+use offload_hdl::testbench::Traffic;
+use crate::model::{SimError, VerilatedModel};
 
 pub use offload_hdl::testbench::{MctpTxJob, MctpTxRun};
 
@@ -24,104 +23,23 @@ pub fn run_mctp_tx(m: &mut VerilatedModel, jobs: &[MctpTxJob], traffic: &Traffic
 /// `MCTP_RX_CONFIG`/`MCTP_RX_MAX_LEN` in a top).
 pub use offload_driver::registers::MctpRxConfig;
 
-/// What an MCTP RX run produced.
-#[derive(Clone, Debug)]
-pub struct MctpRxRun {
-    /// The messages delivered, with the header fields from the side channels.
-    pub messages: Vec<Message>,
-    /// The block's counters at the end, in [`RX_COUNTERS`] order.
-    pub counters: RxCounts,
-    pub stream: StreamRun,
-}
-
 /// The RX block's counter ports, in order (the software model's list).
 pub use offload_driver::mctp::RX_COUNTERS;
 
-/// An MCTP RX model bound, configured and reset: frames go in with [`MctpRxBench::run`],
-/// messages come out with the header fields from `m_src_eid`, `m_dst_eid`, `m_tag`, `m_to`
-/// (read on every beat; they must not change within a message).
-pub struct MctpRxBench<'m> {
-    m: &'m mut VerilatedModel,
-    input: AxisPorts,
-    output: AxisPorts,
-    fields: [PortId; 4],
-    counters: Vec<PortId>,
-}
+/// What an MCTP RX run produced; the bench that binds, configures and resets a model: the
+/// testbench's driver, which also drives rust-hdl's simulation and the lockstep of both.
+pub use offload_hdl::testbench::{MctpRxBench as GenericMctpRxBench, MctpRxRun};
 
-impl<'m> MctpRxBench<'m> {
-    /// Binds `m`'s ports, sets `cfg` on its static ports and resets it.
-    pub fn new(m: &'m mut VerilatedModel, cfg: &MctpRxConfig) -> Result<MctpRxBench<'m>, SimError> {
-        let input = AxisPorts::bind(m, "s_", true)?;
-        let output = AxisPorts::bind(m, "m_", false)?;
-        let p = |n: &str, w: usize| m.expect_port(n, PortDir::In, Some(w));
-        let (smbus, mic, strict, max_len) = (p("cfg_smbus", 1)?, p("cfg_mic", 1)?, p("cfg_strict", 1)?, p("cfg_max_len", 13)?);
-        let q = |n: &str, w: usize| m.expect_port(n, PortDir::Out, Some(w));
-        let fields = [q("m_src_eid", 8)?, q("m_dst_eid", 8)?, q("m_tag", 3)?, q("m_to", 1)?];
-        let counters = RX_COUNTERS.iter().map(|n| q(&format!("counters_{n}"), 32)).collect::<Result<_, _>>()?;
-        if output.tlast.is_none() || output.tready.is_none() {
-            return Err(SimError::Failed("mctp_rx: m_tlast and m_tready expected".into()));
-        }
-        m.set(smbus, cfg.smbus as u64);
-        m.set(mic, cfg.mic as u64);
-        m.set(strict, cfg.strict as u64);
-        m.set(max_len, cfg.max_len as u64 & 0x1FFF);
-        m.reset(2);
-        Ok(MctpRxBench { m, input, output, fields, counters })
-    }
-
-    /// The counters now.
-    pub fn counters(&self) -> RxCounts {
-        std::array::from_fn(|i| self.m.get(self.counters[i]))
-    }
-
-    /// Feeds `frames` (one per packet) with `traffic` and runs until the block is quiet.
-    pub fn run(&mut self, frames: &[Vec<u8>], traffic: &Traffic) -> Result<(Vec<Message>, StreamRun), SimError> {
-        let (out, [src, dst, tag, to]) = (&self.output, self.fields);
-        let (tvalid, tlast, tready) = (out.tvalid, out.tlast.expect("bound"), out.tready.expect("bound"));
-        let mut fields: Vec<(u8, u8, u8, bool)> = Vec::new();
-        let mut cur: Option<(u8, u8, u8, bool)> = None;
-        let stream = run_streams(self.m, &[(&self.input, frames)], &[out], traffic, &mut |m, cycle| {
-            if m.get(tvalid) == 0 || m.get(tready) == 0 {
-                return Ok(());
-            }
-            let f = (m.get(src) as u8, m.get(dst) as u8, m.get(tag) as u8, m.get(to) != 0);
-            if cur.is_some_and(|c| c != f) {
-                return Err(format!("cycle {cycle}: header fields changed within a message"));
-            }
-            cur = Some(f);
-            if m.get(tlast) != 0 {
-                fields.push(f);
-                cur = None;
-            }
-            Ok(())
-        })?;
-        let messages = stream.outputs[0]
-            .iter()
-            .zip(&fields)
-            .map(|(b, &(src, dst, tag, tag_owner))| Message { src, dst, tag, tag_owner, bytes: b.clone() })
-            .collect();
-        Ok((messages, stream))
-    }
-
-    /// One frame, run until the block is quiet: the messages it delivered and what each
-    /// counter moved by (the block's verdict on that frame).
-    pub fn frame(&mut self, frame: &[u8], traffic: &Traffic) -> Result<(Vec<Message>, RxCounts), SimError> {
-        let before = self.counters();
-        let (messages, _) = self.run(&[frame.to_vec()], traffic)?;
-        let after = self.counters();
-        Ok((messages, std::array::from_fn(|i| after[i].wrapping_sub(before[i]) & 0xFFFF_FFFF)))
-    }
-}
+/// The Verilated MCTP RX bench.
+pub type MctpRxBench<'m> = GenericMctpRxBench<'m, VerilatedModel>;
 
 /// Resets `m` (an MCTP RX model) with `cfg` on its static ports and feeds it `frames` (one
-/// per packet) in one stream.
+/// per packet) in one stream ([`offload_hdl::testbench::run_mctp_rx`]).
 pub fn run_mctp_rx(
     m: &mut VerilatedModel,
     cfg: &MctpRxConfig,
     frames: &[Vec<u8>],
     traffic: &Traffic,
 ) -> Result<MctpRxRun, SimError> {
-    let mut bench = MctpRxBench::new(m, cfg)?;
-    let (messages, stream) = bench.run(frames, traffic)?;
-    Ok(MctpRxRun { messages, counters: bench.counters(), stream })
+    Ok(offload_hdl::testbench::run_mctp_rx(m, cfg, frames, traffic)?)
 }

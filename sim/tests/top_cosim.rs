@@ -669,8 +669,8 @@ fn rust_hdl_and_verilated_top_agree_cycle_by_cycle() {
         l.check().unwrap_or_else(|e| panic!("{name}: {e}"));
         l.compared_cycles()
     }
-    let total = run("top_w4", offload_hdl::top::hdl_model::<32, 4, 64, 96, 32, 4, 64, 8, 128>().unwrap(), 4)
-        + run("top_w8", offload_hdl::top::hdl_model::<64, 8, 96, 160, 64, 8, 64, 8, 128>().unwrap(), 8);
+    let total = run("top_w4", offload_hdl::top::hdl_model::<32, 4, 64, 96, 32, 4, 11, 64, 8, 128>().unwrap(), 4)
+        + run("top_w8", offload_hdl::top::hdl_model::<64, 8, 96, 160, 64, 8, 10, 64, 8, 128>().unwrap(), 8);
     eprintln!("{total} cycles compared, every output equal");
     assert!(total > 25_000, "{total} cycles compared");
 }

@@ -574,7 +574,7 @@ pub struct BoardCore {
     pub mpa_rx_m_tuser: Signal<Out, Bit>,
     pub mpa_rx_m_len: Signal<Out, Bits<16>>,
     pub bridge: OkBridge,
-    pub top: OffloadTop<32, 4, 64, 96, 32, 4, 64, 8, 128>,
+    pub top: OffloadTop<32, 4, 64, 96, 32, 4, 11, 64, 8, 128>,
 }
 
 impl Logic for BoardCore {

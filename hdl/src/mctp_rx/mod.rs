@@ -8,29 +8,61 @@
 //!   `cfg_strict` (transmission-unit rules), `cfg_max_len[12:0]` (message limit, MIC included;
 //!   at most 7680): static, change them only under reset.
 //! - `s_tdata/s_tkeep/s_tvalid/s_tlast/s_tready`: one frame per packet, starting in lane 0;
-//!   tkeep is read on the last beat only. Not ready in the cycle after each frame's last beat
-//!   (the packet is judged then).
+//!   tkeep is read on the last beat only. `s_tready` is a register (a skid buffer is the
+//!   block's input), so the block chains like the others.
 //! - `m_tdata/m_tkeep/m_tvalid/m_tlast/m_tready`: one frame per delivered message (MIC
 //!   stripped with `cfg_mic`), partial tkeep on the last beat only; `m_src_eid`, `m_dst_eid`,
 //!   `m_tag`, `m_to` hold the message's header fields with every beat. Only messages that
 //!   passed every check appear: there is no error flag because nothing is streamed before it
-//!   is known good (see [`model`] for why the block buffers whole messages).
+//!   is known good (see [`frames`] for why the block buffers whole messages).
 //! - Counters (32 bits, wrapping; the [`MctpRxCounters`] bundle, `counters_messages` … at the
 //!   boundary): `messages`, `malformed`, `no_context`, `bad_sequence`,
 //!   `bad_unit_size`, `restarted`, `too_long`, `contexts_full` (the software's
 //!   `ReassemblyStats`), `bad_pec`, `bad_smbus` (its SMBus binding errors), `mic_errors` (its
 //!   integrity errors) and `oversize` (raw frames over 260 octets, a hardware limit).
 //!
-//! See [`model`] for the datapath; the Verilog in [`verilog`] mirrors it, and rust-hdl's
-//! simulator runs the model through this block's `update`.
+//! Written once, in `#[hdl_gen]`: an [`AxisSkid`] in front, [`frames::FrameStage`] (ingest,
+//! judging, the reassembly context, memory writes; the datapath is described there),
+//! [`reader::ReaderStage`] (the descriptor queue and the output), [`counters::CounterBank`],
+//! and the message memory in two rust-hdl `RAM`s — the 8192-octet ring (`2^RA` words of `K`
+//! octets) and the 256-octet slot — with one write and one registered read port each, so
+//! synthesis maps them to block RAM. The CRC-32C (MIC) and CRC-8 (PEC) networks are
+//! [`crate::crc::CrcStep`] leaves.
 
-pub mod model;
-pub mod verilog;
+pub mod counters;
+pub mod crc_regs;
+pub mod frames;
+pub mod queue;
+pub mod reader;
 
-pub use model::{MctpRxModel, RxCounters, RxIn, RxOut};
+pub use counters::{hdl_model, MctpRxCounters, MctpRxCountersSink, RxCounters};
 
-use crate::axis::{AxisSink, AxisSource};
+use crate::axis::{AxisSink, AxisSkid, AxisSource};
+use counters::{CounterBank, MctpRxBumpsSource};
+use frames::FrameStage;
+use offload_driver::mctp::HEADER_LEN;
+use reader::ReaderStage;
 use rust_hdl::prelude::*;
+
+/// Octets of the message ring.
+pub const RING_OCTETS: usize = 8192;
+/// Largest packet payload taken (raw frames longer than `HEADER_LEN + MAX_PAYLOAD` are
+/// dropped as `oversize`); also the slot's size.
+pub const MAX_PAYLOAD: usize = 256;
+/// The largest message (MIC included) the ring can reassemble without waiting on itself.
+pub const HW_MAX_LEN: usize = RING_OCTETS - 2 * MAX_PAYLOAD;
+// The limits the host driver names (`registers::MCTP_RX_MAX_LEN_LIMIT`, `mctp::rx_block::
+// MAX_RAW_FRAME`) are these: the build stops here if the block's ever change.
+const _: () = assert!(
+    HW_MAX_LEN == offload_driver::registers::MCTP_RX_MAX_LEN_LIMIT
+        && HEADER_LEN + MAX_PAYLOAD == offload_driver::mctp::rx_block::MAX_RAW_FRAME,
+    "the MCTP RX block's limits differ from the ones the host driver reports"
+);
+/// Published messages waiting for the reader.
+pub const DESC_DEPTH: usize = 16;
+
+/// The counter ports in declaration order (the software model's list).
+pub use offload_driver::mctp::RX_COUNTERS as COUNTERS;
 
 /// The depacketizer's static configuration (`cfg_*` at the boundary; change under reset),
 /// driven by the register block ([`MctpRxConfigSource`]).
@@ -53,52 +85,19 @@ pub struct MctpRxConfigSource {
     pub max_len: Signal<Out, Bits<13>>,
 }
 
-/// The counter bundle (`counters_messages` … at the boundary), its reading side, and the
-/// model's counters in list order: all from the one list, `offload_driver::mctp_rx_counter_list`.
-macro_rules! counter_bundles {
-    ($($n:ident),*) => {
-        /// The depacketizer's counters, 32-bit and wrapping.
-        #[derive(LogicInterface, Default)]
-        #[join = "MctpRxCountersSink"]
-        pub struct MctpRxCounters {
-            $(pub $n: Signal<Out, Bits<32>>,)*
-        }
-
-        /// The reading side of [`MctpRxCounters`].
-        #[derive(LogicInterface, Default)]
-        #[join = "MctpRxCounters"]
-        pub struct MctpRxCountersSink {
-            $(pub $n: Signal<In, Bits<32>>,)*
-        }
-
-        impl MctpRxCounters {
-            fn set(&mut self, c: &RxCounters) {
-                $(self.$n.next = (c.$n as u64).into();)*
-            }
-            fn connect_outputs(&mut self) {
-                $(self.$n.connect();)*
-            }
-        }
-
-        impl RxCounters {
-            /// The counters in [`COUNTERS`] order.
-            pub fn as_array(&self) -> [u32; 12] {
-                [$(self.$n),*]
-            }
-
-            /// The counters from an array in [`COUNTERS`] order (wrapping to 32 bits).
-            pub fn from_array(a: [u64; 12]) -> RxCounters {
-                let [$($n),*] = a.map(|v| v as u32);
-                RxCounters { $($n),* }
-            }
-        }
-    };
+/// Ring address bits for `K` octets per beat (`RA` of [`MctpRx`]).
+pub const fn ring_address_bits(k: usize) -> usize {
+    (RING_OCTETS / k).trailing_zeros() as usize
 }
-offload_driver::mctp_rx_counter_list!(counter_bundles);
 
-/// The depacketizer for `K` octets per beat (`D = 8K` data bits; `K` ∈ {1, 2, 4, 8}).
+/// Slot words are addressed with 8 bits at every width (256 words of which `256 / K` are used:
+/// block RAM is as wide as the word anyway).
+const SLOT_ADDRESS_BITS: usize = 8;
+
+/// The depacketizer for `K` octets per beat (`D = 8K` data bits; `K` ∈ {1, 2, 4, 8}; `RA` =
+/// [`ring_address_bits`]`(K)`).
 #[derive(LogicBlock)]
-pub struct MctpRx<const D: usize, const K: usize> {
+pub struct MctpRx<const D: usize, const K: usize, const RA: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high.
     pub reset: Signal<In, Bit>,
@@ -110,17 +109,20 @@ pub struct MctpRx<const D: usize, const K: usize> {
     pub m_tag: Signal<Out, Bits<3>>,
     pub m_to: Signal<Out, Bit>,
     pub counters: MctpRxCounters,
-    // Invisible to rust-hdl (leading underscore): the model the simulator runs.
-    _model: MctpRxModel,
+    skid: AxisSkid<D, K, 1>,
+    frames: FrameStage<D, K>,
+    reader: ReaderStage<D, K>,
+    bank: CounterBank,
+    ring: RAM<Bits<D>, RA>,
+    slot: RAM<Bits<D>, SLOT_ADDRESS_BITS>,
+    unused_user: Signal<Local, Bits<1>>,
 }
 
-/// The counter ports in declaration order (the software model's list).
-pub use offload_driver::mctp::RX_COUNTERS as COUNTERS;
-
-
-impl<const D: usize, const K: usize> Default for MctpRx<D, K> {
+impl<const D: usize, const K: usize, const RA: usize> Default for MctpRx<D, K, RA> {
     fn default() -> Self {
-        assert_eq!(D, 8 * K, "MctpRx<D, K>: D must be 8*K");
+        assert_eq!(D, 8 * K, "MctpRx<D, K, RA>: D must be 8*K");
+        assert_eq!(RA, ring_address_bits(K), "MctpRx<D, K, RA>: RA must be log2(8192 / K)");
+        assert!(MAX_PAYLOAD / K <= 1 << SLOT_ADDRESS_BITS);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -132,69 +134,57 @@ impl<const D: usize, const K: usize> Default for MctpRx<D, K> {
             m_tag: Default::default(),
             m_to: Default::default(),
             counters: Default::default(),
-            _model: MctpRxModel::new(K),
+            skid: Default::default(),
+            frames: Default::default(),
+            reader: Default::default(),
+            bank: Default::default(),
+            ring: Default::default(),
+            slot: Default::default(),
+            unused_user: Default::default(),
         }
     }
 }
 
-impl<const D: usize, const K: usize> MctpRx<D, K> {
-    fn inputs(&self) -> RxIn {
-        let d = self.s.tdata.val();
-        RxIn {
-            reset: self.reset.val(),
-            cfg_smbus: self.cfg.smbus.val(),
-            cfg_mic: self.cfg.mic.val(),
-            cfg_strict: self.cfg.strict.val(),
-            cfg_max_len: crate::bits::bits_to_u64(&self.cfg.max_len.val()) as u32,
-            s_tdata: (0..K)
-                .map(|i| d.get_bits::<8>(8 * i).index() as u8)
-                .collect(),
-            s_tkeep: crate::bits::bits_to_u64(&self.s.tkeep.val()),
-            s_tvalid: self.s.tvalid.val(),
-            s_tlast: self.s.tlast.val(),
-            m_tready: self.m.tready.val(),
-        }
-    }
-}
-
-impl<const D: usize, const K: usize> Logic for MctpRx<D, K> {
+impl<const D: usize, const K: usize, const RA: usize> Logic for MctpRx<D, K, RA> {
+    #[hdl_gen]
     fn update(&mut self) {
-        let i = self.inputs();
-        if self.clock.pos_edge() {
-            self._model.clock(&i);
-        }
-        let o = self._model.outputs(&i);
-        self.s.tready.next = o.s_tready;
-        self.m.tdata.next = crate::bits::bytes_to_bits::<D>(&o.m_tdata);
-        self.m.tkeep.next = crate::bits::bytes_to_bits::<K>(&o.m_tkeep.to_le_bytes());
-        self.m.tvalid.next = o.m_tvalid;
-        self.m.tlast.next = o.m_tlast;
-        self.m_src_eid.next = (o.m_src_eid as u64).into();
-        self.m_dst_eid.next = (o.m_dst_eid as u64).into();
-        self.m_tag.next = (o.m_tag as u64).into();
-        self.m_to.next = o.m_to;
-        self.counters.set(&o.counters);
-    }
-
-    fn connect(&mut self) {
-        self.s.tready.connect();
-        self.m.tdata.connect();
-        self.m.tkeep.connect();
-        self.m.tvalid.connect();
-        self.m.tlast.connect();
-        self.m_src_eid.connect();
-        self.m_dst_eid.connect();
-        self.m_tag.connect();
-        self.m_to.connect();
-        self.counters.connect_outputs();
-    }
-
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(crate::ports::body_for_bundles(&verilog::body(&self._model), self))
-    }
-
-    fn timing(&self) -> Vec<TimingInfo> {
-        crate::ports::axis_timing("mctp_rx")
+        clock!(self, clock, skid, frames, reader, bank);
+        self.skid.reset.next = self.reset.val();
+        self.frames.reset.next = self.reset.val();
+        self.reader.reset.next = self.reset.val();
+        self.bank.reset.next = self.reset.val();
+        // Input port → skid buffer → frame stage → memory → reader → output port.
+        AxisSink::<D, K>::link(&mut self.s, &mut self.skid.s);
+        self.skid.s_user.next = 0.into();
+        self.unused_user.next = self.skid.m_user.val();
+        AxisSource::<D, K>::join(&mut self.skid.m, &mut self.frames.s);
+        MctpRxConfig::link(&mut self.cfg, &mut self.frames.cfg);
+        self.ring.write_clock.next = self.clock.val();
+        self.ring.read_clock.next = self.clock.val();
+        self.slot.write_clock.next = self.clock.val();
+        self.slot.read_clock.next = self.clock.val();
+        self.ring.write_address.next = bit_cast::<RA, 14>(self.frames.wr_addr.val());
+        self.ring.write_data.next = self.frames.wr_data.val();
+        self.ring.write_enable.next = self.frames.wr_en.val() & !self.frames.wr_slot.val();
+        self.slot.write_address.next = bit_cast::<SLOT_ADDRESS_BITS, 14>(self.frames.wr_addr.val());
+        self.slot.write_data.next = self.frames.wr_data.val();
+        self.slot.write_enable.next = self.frames.wr_en.val() & self.frames.wr_slot.val();
+        self.ring.read_address.next = bit_cast::<RA, 14>(self.reader.rd_addr.val());
+        self.slot.read_address.next = bit_cast::<SLOT_ADDRESS_BITS, 14>(self.reader.rd_addr.val());
+        self.reader.ring_data.next = self.ring.read_data.val();
+        self.reader.slot_data.next = self.slot.read_data.val();
+        self.reader.push.next = self.frames.push.val();
+        self.reader.desc.next = self.frames.desc.val();
+        self.frames.rp.next = self.reader.rp.val();
+        self.frames.q_full.next = self.reader.q_full.val();
+        self.frames.slot_done.next = self.reader.slot_done.val();
+        AxisSource::<D, K>::link(&mut self.m, &mut self.reader.m);
+        self.m_src_eid.next = self.reader.m_src_eid.val();
+        self.m_dst_eid.next = self.reader.m_dst_eid.val();
+        self.m_tag.next = self.reader.m_tag.val();
+        self.m_to.next = self.reader.m_to.val();
+        MctpRxBumpsSource::join(&mut self.frames.bump, &mut self.bank.bump);
+        MctpRxCounters::link(&mut self.counters, &mut self.bank.counters);
     }
 }
 

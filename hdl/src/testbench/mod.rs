@@ -16,6 +16,7 @@
 pub mod axis;
 pub mod crc;
 pub mod lockstep;
+pub mod mctp_rx;
 pub mod mctp_tx;
 pub mod model;
 pub mod mpa_rx;
@@ -26,6 +27,7 @@ pub mod top;
 pub use axis::{random_frames, run_streams, run_streams_with_frame_hook, traffic_grid, AxisPorts, StreamRun, Traffic};
 pub use crc::{run_crc_frames, CrcRun};
 pub use lockstep::{Lockstep, Mismatch};
+pub use mctp_rx::{run_mctp_rx, MctpRxBench, MctpRxRun};
 pub use mctp_tx::{run_mctp_tx, MctpTxJob, MctpTxRun};
 pub use model::{BenchError, ClockedModel, PortId};
 pub use mpa_rx::{compare_with_deframer, random_segments, rfc5044_figure_streams, run_mpa_rx, MpaRxRun, RxFrame};

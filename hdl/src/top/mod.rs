@@ -44,7 +44,7 @@ use regs::RegBlock;
 use rust_hdl::prelude::*;
 
 /// The top for MPA TX at `MK` octets per beat (`MD = 8·MK`), the MCTP blocks at `CK`
-/// (`CD = 8·CK`) and MPA RX at `RK` (`RD = 8·RK`, `RD2 = 2·RD`; `RK` ≥ 8); `MH = MD + 32` and
+/// (`CD = 8·CK`; `CRA` the MCTP RX ring's address bits, [`crate::mctp_rx::ring_address_bits`]) and MPA RX at `RK` (`RD = 8·RK`, `RD2 = 2·RD`; `RK` ≥ 8); `MH = MD + 32` and
 /// `MI = 2·MD + 32` are the MPA framer's internal widths ([`MpaTx`]).
 #[derive(LogicBlock)]
 pub struct OffloadTop<
@@ -54,6 +54,7 @@ pub struct OffloadTop<
     const MI: usize,
     const CD: usize,
     const CK: usize,
+    const CRA: usize,
     const RD: usize,
     const RK: usize,
     const RD2: usize,
@@ -82,7 +83,7 @@ pub struct OffloadTop<
     pub regs: RegBlock,
     pub mpa: MpaTx<MD, MK, MH, MI>,
     pub mctp: MctpTx<CD, CK>,
-    pub mctp_rx: MctpRx<CD, CK>,
+    pub mctp_rx: MctpRx<CD, CK, CRA>,
     pub mpa_rx: MpaRx<RD, RK, RD2>,
 }
 
@@ -93,10 +94,11 @@ impl<
         const MI: usize,
         const CD: usize,
         const CK: usize,
+        const CRA: usize,
         const RD: usize,
         const RK: usize,
         const RD2: usize,
-    > Default for OffloadTop<MD, MK, MH, MI, CD, CK, RD, RK, RD2>
+    > Default for OffloadTop<MD, MK, MH, MI, CD, CK, CRA, RD, RK, RD2>
 {
     fn default() -> Self {
         Self {
@@ -135,10 +137,11 @@ impl<
         const MI: usize,
         const CD: usize,
         const CK: usize,
+        const CRA: usize,
         const RD: usize,
         const RK: usize,
         const RD2: usize,
-    > Logic for OffloadTop<MD, MK, MH, MI, CD, CK, RD, RK, RD2>
+    > Logic for OffloadTop<MD, MK, MH, MI, CD, CK, CRA, RD, RK, RD2>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -201,14 +204,15 @@ pub fn hdl_model<
     const MI: usize,
     const CD: usize,
     const CK: usize,
+    const CRA: usize,
     const RD: usize,
     const RK: usize,
     const RD2: usize,
->() -> Result<crate::testbench::HdlModel<OffloadTop<MD, MK, MH, MI, CD, CK, RD, RK, RD2>>, crate::testbench::BenchError>
+>() -> Result<crate::testbench::HdlModel<OffloadTop<MD, MK, MH, MI, CD, CK, CRA, RD, RK, RD2>>, crate::testbench::BenchError>
 {
     crate::hdl_model!(
-        OffloadTop::<MD, MK, MH, MI, CD, CK, RD, RK, RD2>::default(),
-        OffloadTop<MD, MK, MH, MI, CD, CK, RD, RK, RD2>,
+        OffloadTop::<MD, MK, MH, MI, CD, CK, CRA, RD, RK, RD2>::default(),
+        OffloadTop<MD, MK, MH, MI, CD, CK, CRA, RD, RK, RD2>,
         [
             reset,
             reg_bus.wr_addr, reg_bus.wr_data, reg_bus.wr_strb, reg_bus.wr_en, reg_bus.wr_wait, reg_bus.wr_ack,

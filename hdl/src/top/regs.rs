@@ -132,7 +132,7 @@ fn check_map() {
     assert_eq!((map::MCTP_RX_SMBUS, map::MCTP_RX_MIC, map::MCTP_RX_STRICT), (1, 2, 4));
     assert_eq!(
         map::MCTP_RX_MAX_LEN_LIMIT,
-        crate::mctp_rx::model::HW_MAX_LEN,
+        crate::mctp_rx::HW_MAX_LEN,
         "the driver's RX limit is the block's"
     );
 }

@@ -10,10 +10,10 @@ use offload_driver::mpa::{FramingConfig, Framer, MpaError};
 use offload_driver::{Offload, SoftwareOffload};
 use offload_driver::registers::{self as map, Access, OffloadRegs, RegisterBus, TopStreams, MAP};
 
-type Top4 = super::OffloadTop<32, 4, 64, 96, 32, 4, 64, 8, 128>;
+type Top4 = super::OffloadTop<32, 4, 64, 96, 32, 4, 11, 64, 8, 128>;
 
 fn bench() -> TopBench<HdlModel<Top4>> {
-    TopBench::new(super::hdl_model::<32, 4, 64, 96, 32, 4, 64, 8, 128>().unwrap()).unwrap()
+    TopBench::new(super::hdl_model::<32, 4, 64, 96, 32, 4, 11, 64, 8, 128>().unwrap()).unwrap()
 }
 
 #[test]

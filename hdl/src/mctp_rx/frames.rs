@@ -1,0 +1,867 @@
+//! Stage A of the depacketizer: frames in, packets judged, payload written to the message
+//! memory, descriptors of good messages out. It holds the one reassembly context.
+//!
+//! # Why whole messages are buffered
+//! The reference (`offload_driver::mctp::receive` with one reassembly context) delivers
+//! messages in completion order, and a single-packet message for another key completes while
+//! a multi-packet one is still open. A stream that cut through would already be inside the
+//! open message's frame and could not emit the other one first, and octets of a message later
+//! abandoned (bad sequence, restart, too long, bad MIC) cannot be recalled. So each packet's
+//! payload is written into the message ring speculatively and a message is published (a
+//! descriptor pushed) only once its last packet passed every check: the output carries
+//! exactly the software's delivered messages, in the same order, and nothing else.
+//!
+//! # Datapath
+//! 1. **Ingest.** Frames arrive one per packet, starting in lane 0 (raw MCTP packets, or SMBus
+//!    frames with `cfg.smbus`). Frame octets 0..8 are captured in `hdr` (the SMBus prefix and
+//!    the MCTP header, or the MCTP header at 0..4); the CRC-8/SMBUS step runs over every octet
+//!    but the last (the PEC) of each frame. `hleft` counts the header octets still to come,
+//!    so the payload's first lane and the beat holding the flags octet need no wide compare.
+//! 2. **Target.** In the beat holding the flags octet the packet's destination is chosen from
+//!    the header and the context, as the software will judge it: a start of message goes to
+//!    the ring at the free start `ms` (a restart of the open key after the open message's
+//!    committed octets, so that the open message stays intact until the restart is judged
+//!    good); a single-packet message for another key while a context is open goes to the
+//!    *slot* (a 256-octet side memory, so it can be published before the open message); a
+//!    packet continuing the open message goes to the ring after its committed octets;
+//!    anything else is written nowhere. The input waits in that beat while the ring lacks
+//!    room or the slot's last message is still being read.
+//! 3. **Realignment.** Payload octets (after the header, before the PEC) are appended to a
+//!    window (`win`, `wf` < W octets) and written a whole word at a time, so every message
+//!    starts word-aligned and the reader reads one aligned word per beat. The CRC-32C step runs
+//!    over every written word (the MIC).
+//! 4. **Judging clock.** After a frame's last beat, one clock (input not ready) judges the
+//!    packet with the software's rules in the software's order (oversize, SMBus, PEC, header,
+//!    reassembly), writes the window's partial word, and either commits the packet (the
+//!    context keeps its write position, window and CRC) or forgets it (the next packet starts
+//!    from the last committed state, so nothing needs erasing). A completed message whose MIC
+//!    checks (the CRC-32C residue over message and MIC) gets a descriptor; one that fails is
+//!    counted and its space reused.
+//!
+//! # Limits (hardware choices; the host driver names the same ones)
+//! - Raw frames longer than 4 + 256 octets are dropped (`oversize`): no binding carries more
+//!   (SMBus: 250), and the slot holds 256 octets.
+//! - The message limit is `min(cfg.max_len, 7680)`: the ring (8192 octets) must hold the
+//!   largest partial message and one more packet, or the block could wait on itself.
+//! - No timeout: the context stays open until a packet closes it (the software's batch
+//!   `receive` runs at one instant, so its timeouts never fire either).
+
+use super::counters::MctpRxBumpsSource;
+use super::crc_regs::{MicReg, PecCheck};
+use super::{MctpRxConfig, HW_MAX_LEN, MAX_PAYLOAD, RING_OCTETS};
+use crate::axis::AxisSink;
+use crate::crc::CrcStep;
+use offload_driver::crc::CrcKind;
+use offload_driver::mctp::header::{EOM_BIT, HEADER_VERSION, SEQ_SHIFT, SOM_BIT, TO_BIT};
+use offload_driver::mctp::smbus::{COMMAND_CODE, PREFIX_LEN};
+use offload_driver::mctp::{BASELINE_MTU, HEADER_LEN};
+use offload_driver::nvme_mi::{IC_BIT, MIC_LEN};
+use rust_hdl::prelude::*;
+
+/// `D = 8·K` data bits, `K` octets per beat.
+#[derive(LogicBlock)]
+pub struct FrameStage<const D: usize, const K: usize> {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high.
+    pub reset: Signal<In, Bit>,
+    pub cfg: MctpRxConfig,
+    /// Frames, one per packet.
+    pub s: AxisSink<D, K>,
+    /// The reader's free pointer: ring words from here up to the write position are in use.
+    pub rp: Signal<In, Bits<14>>,
+    /// The descriptor queue has no free entry.
+    pub q_full: Signal<In, Bit>,
+    /// The reader took the slot's message's last word.
+    pub slot_done: Signal<In, Bit>,
+    /// Memory write: a word to the ring (ring address with its wrap bit) or the slot.
+    pub wr_en: Signal<Out, Bit>,
+    pub wr_slot: Signal<Out, Bit>,
+    pub wr_addr: Signal<Out, Bits<14>>,
+    pub wr_data: Signal<Out, Bits<D>>,
+    /// A message published: its descriptor (layout in [`super::reader`]).
+    pub push: Signal<Out, Bit>,
+    pub desc: Signal<Out, Bits<62>>,
+    pub bump: MctpRxBumpsSource,
+    // Ingest.
+    in_frame: DFF<Bit>,
+    endc: DFF<Bit>,
+    pos: DFF<Bits<16>>,
+    flen: DFF<Bits<16>>,
+    hdr: DFF<Bits<64>>,
+    hleft: DFF<Bits<8>>,
+    room: DFF<Bits<16>>,
+    t_ring: DFF<Bit>,
+    t_slot: DFF<Bit>,
+    wa: DFF<Bits<14>>,
+    wf: DFF<Bits<8>>,
+    win: DFF<Bits<D>>,
+    first_w: DFF<Bits<8>>,
+    sa: DFF<Bits<14>>,
+    // The reassembly context and the committed state of its message.
+    ctx_open: DFF<Bit>,
+    ctx_src: DFF<Bits<8>>,
+    ctx_dst: DFF<Bits<8>>,
+    ctx_tag: DFF<Bits<3>>,
+    ctx_to: DFF<Bit>,
+    last_seq: DFF<Bits<2>>,
+    unit: DFF<Bits<16>>,
+    clen: DFF<Bits<16>>,
+    c_wa: DFF<Bits<14>>,
+    c_wf: DFF<Bits<8>>,
+    c_win: DFF<Bits<D>>,
+    mic_c: DFF<Bits<32>>,
+    c_first: DFF<Bits<8>>,
+    ms: DFF<Bits<14>>,
+    slot_busy: DFF<Bit>,
+    // The MIC over each written word, the PEC over each beat (children: see `crc_regs`), the
+    // MIC over the final partial word in the judging clock.
+    mic_w: MicReg<D, K>,
+    pec: PecCheck<D, K>,
+    fin_step: CrcStep<D, K, 32>,
+    // Ingest, this clock.
+    hp: Signal<Local, Bits<8>>,
+    keep_in: Signal<Local, Bits<K>>,
+    k: Signal<Local, Bits<8>>,
+    e_hdr: Signal<Local, Bits<64>>,
+    em1: Signal<Local, Bits<8>>,
+    em2: Signal<Local, Bits<8>>,
+    em3: Signal<Local, Bits<8>>,
+    flags_here: Signal<Local, Bit>,
+    d_som: Signal<Local, Bit>,
+    d_eom: Signal<Local, Bit>,
+    d_match: Signal<Local, Bit>,
+    d_slot: Signal<Local, Bit>,
+    d_ring_som: Signal<Local, Bit>,
+    d_ring_cont: Signal<Local, Bit>,
+    c_end: Signal<Local, Bits<14>>,
+    e_tr: Signal<Local, Bit>,
+    e_ts: Signal<Local, Bit>,
+    e_wa: Signal<Local, Bits<14>>,
+    e_wf: Signal<Local, Bits<8>>,
+    e_win: Signal<Local, Bits<D>>,
+    e_mic: Signal<Local, Bits<32>>,
+    e_first: Signal<Local, Bits<8>>,
+    ring_ok: Signal<Local, Bit>,
+    rdy: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    kk: Signal<Local, Bits<8>>,
+    a: Signal<Local, Bits<8>>,
+    n: Signal<Local, Bits<8>>,
+    n_eff: Signal<Local, Bits<8>>,
+    sh: Signal<Local, Bits<D>>,
+    pay_mask: Signal<Local, Bits<D>>,
+    pay: Signal<Local, Bits<D>>,
+    lo: Signal<Local, Bits<D>>,
+    hi: Signal<Local, Bits<D>>,
+    total: Signal<Local, Bits<8>>,
+    full: Signal<Local, Bit>,
+    pec_keep: Signal<Local, Bits<K>>,
+    pec_lane: Signal<Local, Bits<8>>,
+    pos_sum: Signal<Local, Bits<17>>,
+    pos_n: Signal<Local, Bits<16>>,
+    beat_we: Signal<Local, Bit>,
+    // Judging, this clock.
+    mh0: Signal<Local, Bits<8>>,
+    mh1: Signal<Local, Bits<8>>,
+    mh2: Signal<Local, Bits<8>>,
+    mh3: Signal<Local, Bits<8>>,
+    pkt_len: Signal<Local, Bits<16>>,
+    maxl: Signal<Local, Bits<16>>,
+    v_oversize: Signal<Local, Bit>,
+    v_smb1: Signal<Local, Bit>,
+    v_pec: Signal<Local, Bit>,
+    v_smb2: Signal<Local, Bit>,
+    v_malf: Signal<Local, Bit>,
+    plen: Signal<Local, Bits<16>>,
+    j_som: Signal<Local, Bit>,
+    j_eom: Signal<Local, Bit>,
+    j_seq: Signal<Local, Bits<2>>,
+    j_match: Signal<Local, Bit>,
+    seq_exp: Signal<Local, Bits<2>>,
+    cont_len: Signal<Local, Bits<16>>,
+    deliver: Signal<Local, Bit>,
+    j_len: Signal<Local, Bits<16>>,
+    wf_keep: Signal<Local, Bits<K>>,
+    mic_bad: Signal<Local, Bit>,
+    j_next: Signal<Local, Bits<14>>,
+    j_start: Signal<Local, Bits<14>>,
+    j_olen: Signal<Local, Bits<13>>,
+    desc_l: Signal<Local, Bits<62>>,
+    unused_nxt: Signal<Local, Bits<32>>,
+    // Constants.
+    c_lane: [Constant<Bits<8>>; K],
+    c_lane1: [Constant<Bits<8>>; K],
+    c_bit: [Constant<Bits<K>>; K],
+    c_byte_mask: [Constant<Bits<D>>; K],
+    c_w: Constant<Bits<8>>,
+    c_w_m1: Constant<Bits<8>>,
+    c_ones_k: Constant<Bits<K>>,
+    c_hp_raw: Constant<Bits<8>>,
+    c_hp_smbus: Constant<Bits<8>>,
+    c_pm: Constant<Bits<14>>,
+    c_ring_room: Constant<Bits<14>>,
+    c_pos_max: Constant<Bits<17>>,
+    c_pos_high: Constant<Bits<16>>,
+    c_max_payload: Constant<Bits<16>>,
+    c_max_raw: Constant<Bits<16>>,
+    c_hw_max: Constant<Bits<16>>,
+    c_hw_max13: Constant<Bits<13>>,
+    c_header_len: Constant<Bits<16>>,
+    c_smbus_min: Constant<Bits<16>>,
+    c_smbus_count_off: Constant<Bits<16>>,
+    c_smbus_overhead: Constant<Bits<16>>,
+    c_command: Constant<Bits<8>>,
+    c_version: Constant<Bits<8>>,
+    c_som: Constant<Bits<8>>,
+    c_eom: Constant<Bits<8>>,
+    c_to: Constant<Bits<8>>,
+    c_ic: Constant<Bits<8>>,
+    c_baseline: Constant<Bits<16>>,
+    c_mic_len: Constant<Bits<16>>,
+    c_mic_init: Constant<Bits<32>>,
+    c_residue: Constant<Bits<32>>,
+    c_desc_slot: Constant<Bits<62>>,
+    c_desc_to: Constant<Bits<62>>,
+    c_mic_len13: Constant<Bits<13>>,
+}
+
+impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
+    fn default() -> Self {
+        assert!(D == 8 * K && matches!(K, 1 | 2 | 4 | 8), "FrameStage<8K, K> with K in 1, 2, 4, 8");
+        // The flags octet is read as {SOM, EOM, seq[1:0], TO, tag[2:0]}.
+        assert_eq!((SOM_BIT, EOM_BIT, SEQ_SHIFT, TO_BIT, HEADER_LEN), (7, 6, 4, 3, 4), "MCTP header layout changed");
+        assert!(PREFIX_LEN + HEADER_LEN <= 8, "the SMBus prefix and MCTP header fit hdr");
+        let fin_step = CrcStep::<D, K, 32>::new(CrcKind::Crc32c);
+        // CRC-32C of any message followed by its own MIC (the finished value).
+        let net = fin_step.network();
+        let body = [0x84u8, 1, 2, 3, 4];
+        let mut with_mic = body.to_vec();
+        with_mic.extend((net.checksum(&body) as u32).to_le_bytes());
+        let residue = net.checksum(&with_mic);
+        let rw = (RING_OCTETS / K) as u64;
+        let c16 = |v: usize| Constant::new((v as u64).into());
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            cfg: Default::default(),
+            s: Default::default(),
+            rp: Default::default(),
+            q_full: Default::default(),
+            slot_done: Default::default(),
+            wr_en: Default::default(),
+            wr_slot: Default::default(),
+            wr_addr: Default::default(),
+            wr_data: Default::default(),
+            push: Default::default(),
+            desc: Default::default(),
+            bump: Default::default(),
+            in_frame: Default::default(),
+            endc: Default::default(),
+            pos: Default::default(),
+            flen: Default::default(),
+            hdr: Default::default(),
+            hleft: Default::default(),
+            room: Default::default(),
+            t_ring: Default::default(),
+            t_slot: Default::default(),
+            wa: Default::default(),
+            wf: Default::default(),
+            win: Default::default(),
+            first_w: Default::default(),
+            sa: Default::default(),
+            ctx_open: Default::default(),
+            ctx_src: Default::default(),
+            ctx_dst: Default::default(),
+            ctx_tag: Default::default(),
+            ctx_to: Default::default(),
+            last_seq: Default::default(),
+            unit: Default::default(),
+            clen: Default::default(),
+            c_wa: Default::default(),
+            c_wf: Default::default(),
+            c_win: Default::default(),
+            mic_c: Default::default(),
+            c_first: Default::default(),
+            ms: Default::default(),
+            slot_busy: Default::default(),
+            c_mic_init: Constant::new(fin_step.init()),
+            fin_step,
+            mic_w: Default::default(),
+            pec: Default::default(),
+            hp: Default::default(),
+            keep_in: Default::default(),
+            k: Default::default(),
+            e_hdr: Default::default(),
+            em1: Default::default(),
+            em2: Default::default(),
+            em3: Default::default(),
+            flags_here: Default::default(),
+            d_som: Default::default(),
+            d_eom: Default::default(),
+            d_match: Default::default(),
+            d_slot: Default::default(),
+            d_ring_som: Default::default(),
+            d_ring_cont: Default::default(),
+            c_end: Default::default(),
+            e_tr: Default::default(),
+            e_ts: Default::default(),
+            e_wa: Default::default(),
+            e_wf: Default::default(),
+            e_win: Default::default(),
+            e_mic: Default::default(),
+            e_first: Default::default(),
+            ring_ok: Default::default(),
+            rdy: Default::default(),
+            take: Default::default(),
+            kk: Default::default(),
+            a: Default::default(),
+            n: Default::default(),
+            n_eff: Default::default(),
+            sh: Default::default(),
+            pay_mask: Default::default(),
+            pay: Default::default(),
+            lo: Default::default(),
+            hi: Default::default(),
+            total: Default::default(),
+            full: Default::default(),
+            pec_keep: Default::default(),
+            pec_lane: Default::default(),
+            pos_sum: Default::default(),
+            pos_n: Default::default(),
+            beat_we: Default::default(),
+            mh0: Default::default(),
+            mh1: Default::default(),
+            mh2: Default::default(),
+            mh3: Default::default(),
+            pkt_len: Default::default(),
+            maxl: Default::default(),
+            v_oversize: Default::default(),
+            v_smb1: Default::default(),
+            v_pec: Default::default(),
+            v_smb2: Default::default(),
+            v_malf: Default::default(),
+            plen: Default::default(),
+            j_som: Default::default(),
+            j_eom: Default::default(),
+            j_seq: Default::default(),
+            j_match: Default::default(),
+            seq_exp: Default::default(),
+            cont_len: Default::default(),
+            deliver: Default::default(),
+            j_len: Default::default(),
+            wf_keep: Default::default(),
+            mic_bad: Default::default(),
+            j_next: Default::default(),
+            j_start: Default::default(),
+            j_olen: Default::default(),
+            desc_l: Default::default(),
+            unused_nxt: Default::default(),
+            c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
+            c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
+            c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
+            c_byte_mask: std::array::from_fn(|i| Constant::new(crate::bits::bytes_to_bits::<D>(&{
+                let mut m = vec![0u8; K];
+                m[i] = 0xFF;
+                m
+            }))),
+            c_w: Constant::new((K as u64).into()),
+            c_w_m1: Constant::new(((K - 1) as u64).into()),
+            c_ones_k: Constant::new(crate::bits::low_ones(K).into()),
+            c_hp_raw: Constant::new((HEADER_LEN as u64).into()),
+            c_hp_smbus: Constant::new(((PREFIX_LEN + HEADER_LEN) as u64).into()),
+            c_pm: Constant::new((2 * rw - 1).into()),
+            c_ring_room: Constant::new((rw - 2).into()),
+            c_pos_max: Constant::new(0xFFFFu64.into()),
+            c_pos_high: Constant::new((0xFFFFu64 & !7).into()),
+            c_max_payload: c16(MAX_PAYLOAD),
+            c_max_raw: c16(HEADER_LEN + MAX_PAYLOAD),
+            c_hw_max: c16(HW_MAX_LEN),
+            c_hw_max13: Constant::new((HW_MAX_LEN as u64).into()),
+            c_header_len: c16(HEADER_LEN),
+            // The shortest SMBus frame: prefix and PEC (DSP0237's byte count then counts the
+            // source address and what follows up to the PEC).
+            c_smbus_min: c16(PREFIX_LEN + 1),
+            c_smbus_count_off: c16(PREFIX_LEN),
+            c_smbus_overhead: c16(PREFIX_LEN + 1),
+            c_command: Constant::new((COMMAND_CODE as u64).into()),
+            c_version: Constant::new((HEADER_VERSION as u64).into()),
+            c_som: Constant::new((1u64 << SOM_BIT).into()),
+            c_eom: Constant::new((1u64 << EOM_BIT).into()),
+            c_to: Constant::new((1u64 << TO_BIT).into()),
+            c_ic: Constant::new(((IC_BIT as u64) & 0xFF).into()),
+            c_baseline: c16(BASELINE_MTU),
+            c_mic_len: c16(MIC_LEN),
+            c_residue: Constant::new(residue.into()),
+            c_desc_slot: Constant::new(1u64.into()),
+            c_desc_to: Constant::new((1u64 << 61).into()),
+            c_mic_len13: Constant::new((MIC_LEN as u64).into()),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, in_frame, endc, pos, flen, hdr, hleft, room, t_ring, t_slot, wa, wf, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit, clen, c_wa, c_wf, c_win, mic_c,
+            c_first, ms, slot_busy
+        );
+        clock!(self, clock, mic_w, pec);
+        self.mic_w.reset.next = self.reset.val();
+        self.pec.reset.next = self.reset.val();
+        self.hp.next = self.c_hp_raw.val();
+        if self.cfg.smbus.val() {
+            self.hp.next = self.c_hp_smbus.val();
+        }
+
+        // ---- Ingest: the beat on s. ----
+        self.keep_in.next = self.c_ones_k.val();
+        if self.s.tlast.val() {
+            self.keep_in.next = self.s.tkeep.val();
+        }
+        self.k.next = 0.into();
+        for i in 0..K {
+            if (self.keep_in.val() & self.c_bit[i].val()) != 0 {
+                self.k.next = self.c_lane1[i].val();
+            }
+        }
+        // Frame octets 0..8 into hdr (zero at each frame's start).
+        self.e_hdr.next = self.hdr.q.val();
+        // (pos < 8 as a test of its high bits, not a 16-bit compare: this beat's header
+        // octets start the longest path, through the target choice to the input's ready.)
+        if (self.pos.q.val() & self.c_pos_high.val()) == 0 {
+            self.e_hdr.next = self.hdr.q.val()
+                | (bit_cast::<64, D>(self.s.tdata.val()) << (bit_cast::<16, 16>(self.pos.q.val()) << 3));
+        }
+        self.em1.next = self.e_hdr.val().get_bits::<8>(8);
+        self.em2.next = self.e_hdr.val().get_bits::<8>(16);
+        self.em3.next = self.e_hdr.val().get_bits::<8>(24);
+        if self.cfg.smbus.val() {
+            self.em1.next = self.e_hdr.val().get_bits::<8>(40);
+            self.em2.next = self.e_hdr.val().get_bits::<8>(48);
+            self.em3.next = self.e_hdr.val().get_bits::<8>(56);
+        }
+        // The flags octet is the header's last: in this beat when 0 < hleft <= W.
+        self.flags_here.next = (self.hleft.q.val() != 0) & (self.hleft.q.val() <= self.c_w.val());
+        self.d_som.next = (self.em3.val() & self.c_som.val()) != 0;
+        self.d_eom.next = (self.em3.val() & self.c_eom.val()) != 0;
+        self.d_match.next = self.ctx_open.q.val()
+            & (self.em1.val() == self.ctx_dst.q.val())
+            & (self.em2.val() == self.ctx_src.q.val())
+            & (self.em3.val().get_bits::<3>(0) == self.ctx_tag.q.val())
+            & (((self.em3.val() & self.c_to.val()) != 0) == self.ctx_to.q.val());
+        self.d_slot.next = self.d_som.val() & self.ctx_open.q.val() & !self.d_match.val() & self.d_eom.val();
+        self.d_ring_som.next = self.d_som.val() & !(self.ctx_open.q.val() & !self.d_match.val());
+        self.d_ring_cont.next = !self.d_som.val() & self.d_match.val();
+        self.c_end.next = self.c_wa.q.val();
+        if self.c_wf.q.val() != 0 {
+            self.c_end.next = (self.c_wa.q.val() + 1) & self.c_pm.val();
+        }
+        // Where this beat's payload goes, and the window state it continues from.
+        self.e_tr.next = self.t_ring.q.val();
+        self.e_ts.next = self.t_slot.q.val();
+        self.e_wa.next = self.wa.q.val();
+        self.e_wf.next = self.wf.q.val();
+        self.e_win.next = self.win.q.val();
+        self.e_mic.next = self.mic_w.q.val();
+        self.e_first.next = self.first_w.q.val();
+        if self.flags_here.val() {
+            self.e_tr.next = self.d_ring_som.val() | self.d_ring_cont.val();
+            self.e_ts.next = self.d_slot.val();
+            if self.d_slot.val() | self.d_ring_som.val() {
+                self.e_wa.next = 0.into();
+                if self.d_ring_som.val() {
+                    self.e_wa.next = self.ms.q.val();
+                    if self.ctx_open.q.val() {
+                        self.e_wa.next = self.c_end.val();
+                    }
+                }
+                self.e_wf.next = 0.into();
+                self.e_win.next = 0.into();
+                self.e_mic.next = self.c_mic_init.val();
+                self.e_first.next = 0.into();
+            }
+            if self.d_ring_cont.val() {
+                self.e_wa.next = self.c_wa.q.val();
+                self.e_wf.next = self.c_wf.q.val();
+                self.e_win.next = self.c_win.q.val();
+                self.e_mic.next = self.mic_c.q.val();
+                self.e_first.next = self.c_first.q.val();
+            }
+        }
+        // Ready unless judging, or a frame would start with no descriptor free, or the ring
+        // lacks room, or the slot's last message is still being read.
+        self.ring_ok.next =
+            !self.e_tr.val() | (((self.e_wa.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val());
+        self.rdy.next = !self.reset.val()
+            & !self.endc.q.val()
+            & (self.in_frame.q.val() | !self.q_full.val())
+            & self.ring_ok.val()
+            & !(self.flags_here.val() & self.e_ts.val() & self.slot_busy.q.val());
+        self.s.tready.next = self.rdy.val();
+        self.take.next = self.s.tvalid.val() & self.rdy.val();
+
+        // Payload lanes [a, kk): after the header, before the PEC on the last beat, clipped
+        // to the packet limit (room), shifted down to lane 0.
+        self.kk.next = self.c_w.val();
+        if self.s.tlast.val() {
+            self.kk.next = self.k.val();
+            if self.cfg.smbus.val() {
+                self.kk.next = 0.into();
+                if self.k.val() != 0 {
+                    self.kk.next = self.k.val() - 1;
+                }
+            }
+        }
+        self.a.next = self.hleft.q.val();
+        if self.hleft.q.val() > self.c_w.val() {
+            self.a.next = self.c_w.val();
+        }
+        self.n.next = 0.into();
+        if self.kk.val() > self.a.val() {
+            self.n.next = self.kk.val() - self.a.val();
+        }
+        self.n_eff.next = self.n.val();
+        if bit_cast::<16, 8>(self.n.val()) > self.room.q.val() {
+            self.n_eff.next = self.room.q.val().get_bits::<8>(0);
+        }
+        // (a = W only when no payload is in the beat: the shift wraps to 0 then.)
+        self.sh.next = self.s.tdata.val() >> (bit_cast::<16, 8>(self.a.val() & self.c_w_m1.val()) << 3);
+        self.pay_mask.next = 0.into();
+        for i in 0..K {
+            if self.c_lane[i].val() < self.n_eff.val() {
+                self.pay_mask.next = self.pay_mask.val() | self.c_byte_mask[i].val();
+            }
+        }
+        self.pay.next = self.sh.val() & self.pay_mask.val();
+        // The window (lanes past e_wf are zero) and the payload after it: the word to write
+        // (lo) and what is left over (hi).
+        self.lo.next = self.e_win.val() | (self.pay.val() << (bit_cast::<16, 8>(self.e_wf.val()) << 3));
+        self.hi.next =
+            (self.pay.val() >> (bit_cast::<16, 8>(self.c_w_m1.val() - self.e_wf.val()) << 3)) >> 8;
+        self.total.next = self.e_wf.val() + self.n_eff.val();
+        self.full.next = self.total.val() >= self.c_w.val();
+        // The MIC register takes the written word (keep 0: e_mic unchanged) with every beat
+        // that has a target.
+        self.mic_w.state_in.next = self.e_mic.val();
+        self.mic_w.data.next = self.lo.val();
+        self.mic_w.keep.next = 0.into();
+        if self.full.val() {
+            self.mic_w.keep.next = self.c_ones_k.val();
+        }
+        self.mic_w.en.next = self.take.val() & (self.e_tr.val() | self.e_ts.val());
+
+        // The PEC: every octet but the frame's last; the last is compared.
+        self.pec_keep.next = self.c_ones_k.val();
+        if self.s.tlast.val() {
+            self.pec_keep.next = 0.into();
+            for i in 0..K {
+                if self.c_lane1[i].val() < self.k.val() {
+                    self.pec_keep.next = self.pec_keep.val() | self.c_bit[i].val();
+                }
+            }
+        }
+        self.pec.data.next = self.s.tdata.val();
+        self.pec.keep.next = self.pec_keep.val();
+        self.pec.en.next = self.take.val();
+        self.pec.last.next = self.s.tlast.val();
+        self.pec.nonempty.next = self.k.val() != 0;
+        self.pec.clear.next = self.endc.q.val();
+        self.pec_lane.next = 0.into();
+        for i in 0..K {
+            if self.k.val() == self.c_lane1[i].val() {
+                self.pec_lane.next = self.s.tdata.val().get_bits::<8>(i * 8);
+            }
+        }
+        self.pec.lane.next = self.pec_lane.val();
+        self.pos_sum.next = bit_cast::<17, 16>(self.pos.q.val()) + bit_cast::<17, 8>(self.c_w.val());
+        if self.s.tlast.val() {
+            self.pos_sum.next = bit_cast::<17, 16>(self.pos.q.val()) + bit_cast::<17, 8>(self.k.val());
+        }
+        self.pos_n.next = self.pos_sum.val().get_bits::<16>(0);
+        if self.pos_sum.val() > self.c_pos_max.val() {
+            self.pos_n.next = self.c_pos_max.val().get_bits::<16>(0);
+        }
+
+        // ---- The memory's one write port: a full word of this beat, or the judging clock's
+        // partial word (harmless when the packet is forgotten: only published words are read).
+        self.beat_we.next = self.take.val() & (self.e_tr.val() | self.e_ts.val()) & self.full.val();
+        self.wr_en.next = self.beat_we.val();
+        self.wr_slot.next = self.e_ts.val();
+        self.wr_addr.next = self.e_wa.val();
+        self.wr_data.next = self.lo.val();
+        if self.endc.q.val() {
+            self.wr_en.next = (self.t_ring.q.val() | self.t_slot.q.val()) & (self.wf.q.val() != 0);
+            self.wr_slot.next = self.t_slot.q.val();
+            self.wr_addr.next = self.wa.q.val();
+            self.wr_data.next = self.win.q.val();
+        }
+
+        if self.take.val() {
+            self.hdr.d.next = self.e_hdr.val();
+            self.pos.d.next = self.pos_n.val();
+            self.hleft.d.next = 0.into();
+            if self.hleft.q.val() > self.c_w.val() {
+                self.hleft.d.next = self.hleft.q.val() - self.c_w.val();
+            }
+            self.room.d.next = self.room.q.val() - bit_cast::<16, 8>(self.n_eff.val());
+            self.in_frame.d.next = true;
+            if self.s.tlast.val() {
+                self.flen.d.next = self.pos_n.val();
+                self.endc.d.next = true;
+                self.in_frame.d.next = false;
+            }
+            self.t_ring.d.next = self.e_tr.val();
+            self.t_slot.d.next = self.e_ts.val();
+            if self.flags_here.val() {
+                self.sa.d.next = self.e_wa.val();
+            }
+            if self.e_tr.val() | self.e_ts.val() {
+                self.wa.d.next = self.e_wa.val();
+                self.win.d.next = self.lo.val();
+                self.wf.d.next = self.total.val();
+                if self.full.val() {
+                    self.wa.d.next = (self.e_wa.val() + 1) & self.c_pm.val();
+                    self.win.d.next = self.hi.val();
+                    self.wf.d.next = self.total.val() - self.c_w.val();
+                }
+                self.first_w.d.next = self.e_first.val();
+                if self.d_som.val() & (self.room.q.val() == self.c_max_payload.val()) & (self.n_eff.val() != 0) {
+                    self.first_w.d.next = self.pay.val().get_bits::<8>(0);
+                }
+            }
+        }
+
+        // ---- Judging clock: the software's checks in the software's order. ----
+        self.mh0.next = self.hdr.q.val().get_bits::<8>(0);
+        self.mh1.next = self.hdr.q.val().get_bits::<8>(8);
+        self.mh2.next = self.hdr.q.val().get_bits::<8>(16);
+        self.mh3.next = self.hdr.q.val().get_bits::<8>(24);
+        self.pkt_len.next = self.flen.q.val();
+        if self.cfg.smbus.val() {
+            self.mh0.next = self.hdr.q.val().get_bits::<8>(32);
+            self.mh1.next = self.hdr.q.val().get_bits::<8>(40);
+            self.mh2.next = self.hdr.q.val().get_bits::<8>(48);
+            self.mh3.next = self.hdr.q.val().get_bits::<8>(56);
+            self.pkt_len.next = self.flen.q.val() - self.c_smbus_overhead.val();
+        }
+        self.maxl.next = bit_cast::<16, 13>(self.cfg.max_len.val());
+        if self.cfg.max_len.val() > self.c_hw_max13.val() {
+            self.maxl.next = self.c_hw_max.val();
+        }
+        self.v_oversize.next = !self.cfg.smbus.val() & (self.flen.q.val() > self.c_max_raw.val());
+        self.v_smb1.next = self.cfg.smbus.val()
+            & ((self.flen.q.val() < self.c_smbus_min.val())
+                | ((self.flen.q.val() - self.c_smbus_count_off.val())
+                    != bit_cast::<16, 8>(self.hdr.q.val().get_bits::<8>(16))));
+        self.v_pec.next = self.cfg.smbus.val() & !self.pec.ok.val();
+        self.v_smb2.next = self.cfg.smbus.val()
+            & ((self.hdr.q.val().get_bits::<8>(8) != self.c_command.val())
+                | self.hdr.q.val().get_bit(0)
+                | !self.hdr.q.val().get_bit(24));
+        self.v_malf.next = (self.pkt_len.val() <= self.c_header_len.val()) | (self.mh0.val() != self.c_version.val());
+        self.plen.next = self.pkt_len.val() - self.c_header_len.val();
+        self.j_som.next = (self.mh3.val() & self.c_som.val()) != 0;
+        self.j_eom.next = (self.mh3.val() & self.c_eom.val()) != 0;
+        self.j_seq.next = self.mh3.val().get_bits::<2>(4);
+        self.j_match.next = self.ctx_open.q.val()
+            & (self.mh1.val() == self.ctx_dst.q.val())
+            & (self.mh2.val() == self.ctx_src.q.val())
+            & (self.mh3.val().get_bits::<3>(0) == self.ctx_tag.q.val())
+            & (((self.mh3.val() & self.c_to.val()) != 0) == self.ctx_to.q.val());
+        self.seq_exp.next = self.last_seq.q.val() + 1;
+        self.cont_len.next = self.clen.q.val() + self.plen.val();
+        self.j_len.next = self.cont_len.val();
+        if self.j_som.val() {
+            self.j_len.next = self.plen.val();
+        }
+        // The MIC residue over the message and its MIC: the committed CRC and the last,
+        // partial word.
+        self.wf_keep.next = 0.into();
+        for i in 0..K {
+            if self.c_lane[i].val() < self.wf.q.val() {
+                self.wf_keep.next = self.wf_keep.val() | self.c_bit[i].val();
+            }
+        }
+        self.fin_step.state.next = self.mic_w.q.val();
+        self.fin_step.data.next = self.win.q.val();
+        self.fin_step.keep.next = self.wf_keep.val();
+        self.unused_nxt.next = self.fin_step.nxt.val();
+        self.mic_bad.next = self.cfg.mic.val()
+            & (((self.first_w.q.val() & self.c_ic.val()) == 0)
+                | (self.j_len.val() <= self.c_mic_len.val())
+                | (self.fin_step.fin.val() != self.c_residue.val()));
+        self.j_next.next = self.wa.q.val();
+        if self.wf.q.val() != 0 {
+            self.j_next.next = (self.wa.q.val() + 1) & self.c_pm.val();
+        }
+        self.j_start.next = self.ms.q.val();
+        if self.j_som.val() {
+            self.j_start.next = self.sa.q.val();
+        }
+        if self.t_slot.q.val() {
+            self.j_start.next = 0.into();
+        }
+        self.j_olen.next = self.j_len.val().get_bits::<13>(0);
+        if self.cfg.mic.val() {
+            self.j_olen.next = self.j_len.val().get_bits::<13>(0) - self.c_mic_len13.val();
+        }
+        // Descriptor (62 bits): slot [0], start [14:1], length [27:15], next [41:28], source
+        // EID [49:42], destination EID [57:50], tag [60:58], TO [61].
+        self.desc_l.next = (bit_cast::<62, 14>(self.j_start.val()) << 1)
+            | (bit_cast::<62, 13>(self.j_olen.val()) << 15)
+            | (bit_cast::<62, 14>(self.j_next.val()) << 28)
+            | (bit_cast::<62, 8>(self.mh2.val()) << 42)
+            | (bit_cast::<62, 8>(self.mh1.val()) << 50)
+            | (bit_cast::<62, 3>(self.mh3.val().get_bits::<3>(0)) << 58);
+        if self.t_slot.q.val() {
+            self.desc_l.next = self.desc_l.val() | self.c_desc_slot.val();
+        }
+        if (self.mh3.val() & self.c_to.val()) != 0 {
+            self.desc_l.next = self.desc_l.val() | self.c_desc_to.val();
+        }
+        self.desc.next = self.desc_l.val();
+
+        self.deliver.next = false;
+        self.push.next = false;
+        self.bump.messages.next = false;
+        self.bump.malformed.next = false;
+        self.bump.no_context.next = false;
+        self.bump.bad_sequence.next = false;
+        self.bump.bad_unit_size.next = false;
+        self.bump.restarted.next = false;
+        self.bump.too_long.next = false;
+        self.bump.contexts_full.next = false;
+        self.bump.bad_pec.next = false;
+        self.bump.bad_smbus.next = false;
+        self.bump.mic_errors.next = false;
+        self.bump.oversize.next = false;
+        if self.slot_done.val() {
+            self.slot_busy.d.next = false;
+        }
+        if self.endc.q.val() {
+            // Per-frame state back to its start.
+            self.endc.d.next = false;
+            self.in_frame.d.next = false;
+            self.pos.d.next = 0.into();
+            self.hdr.d.next = 0.into();
+            self.hleft.d.next = self.hp.val();
+            self.room.d.next = self.c_max_payload.val();
+            self.t_ring.d.next = false;
+            self.t_slot.d.next = false;
+            self.wf.d.next = 0.into();
+            self.win.d.next = 0.into();
+            if self.v_oversize.val() {
+                self.bump.oversize.next = true;
+            } else if self.v_smb1.val() {
+                self.bump.bad_smbus.next = true;
+            } else if self.v_pec.val() {
+                self.bump.bad_pec.next = true;
+            } else if self.v_smb2.val() {
+                self.bump.bad_smbus.next = true;
+            } else if self.v_malf.val() {
+                self.bump.malformed.next = true;
+            } else if self.j_som.val() {
+                if self.j_match.val() {
+                    self.bump.restarted.next = true;
+                    self.ctx_open.d.next = false;
+                }
+                if self.cfg.strict.val() & !self.j_eom.val() & (self.plen.val() < self.c_baseline.val()) {
+                    self.bump.bad_unit_size.next = true;
+                } else if self.plen.val() > self.maxl.val() {
+                    self.bump.too_long.next = true;
+                } else if self.j_eom.val() {
+                    self.deliver.next = true;
+                } else if self.ctx_open.q.val() & !self.j_match.val() {
+                    self.bump.contexts_full.next = true;
+                } else {
+                    self.ctx_open.d.next = true;
+                    self.ms.d.next = self.sa.q.val();
+                    self.ctx_src.d.next = self.mh2.val();
+                    self.ctx_dst.d.next = self.mh1.val();
+                    self.ctx_tag.d.next = self.mh3.val().get_bits::<3>(0);
+                    self.ctx_to.d.next = (self.mh3.val() & self.c_to.val()) != 0;
+                    self.last_seq.d.next = self.j_seq.val();
+                    self.unit.d.next = self.plen.val();
+                    self.clen.d.next = self.plen.val();
+                    self.c_wa.d.next = self.wa.q.val();
+                    self.c_wf.d.next = self.wf.q.val();
+                    self.c_win.d.next = self.win.q.val();
+                    self.mic_c.d.next = self.mic_w.q.val();
+                    self.c_first.d.next = self.first_w.q.val();
+                }
+            } else if !self.j_match.val() {
+                self.bump.no_context.next = true;
+            } else if self.j_seq.val() != self.seq_exp.val() {
+                self.bump.bad_sequence.next = true;
+                self.ctx_open.d.next = false;
+            } else if self.cfg.strict.val()
+                & ((!self.j_eom.val() & (self.plen.val() != self.unit.q.val()))
+                    | (self.j_eom.val() & (self.plen.val() > self.unit.q.val())))
+            {
+                self.bump.bad_unit_size.next = true;
+                self.ctx_open.d.next = false;
+            } else if self.cont_len.val() > self.maxl.val() {
+                self.bump.too_long.next = true;
+                self.ctx_open.d.next = false;
+            } else if self.j_eom.val() {
+                self.deliver.next = true;
+                self.ctx_open.d.next = false;
+            } else {
+                self.last_seq.d.next = self.j_seq.val();
+                self.clen.d.next = self.cont_len.val();
+                self.c_wa.d.next = self.wa.q.val();
+                self.c_wf.d.next = self.wf.q.val();
+                self.c_win.d.next = self.win.q.val();
+                self.mic_c.d.next = self.mic_w.q.val();
+            }
+            if self.deliver.val() {
+                if self.mic_bad.val() {
+                    self.bump.mic_errors.next = true;
+                } else {
+                    self.bump.messages.next = true;
+                    self.push.next = true;
+                    if self.t_slot.q.val() {
+                        self.slot_busy.d.next = true;
+                    } else {
+                        self.ms.d.next = self.j_next.val();
+                    }
+                }
+            }
+        }
+
+        if self.reset.val() {
+            self.in_frame.d.next = false;
+            self.endc.d.next = false;
+            self.pos.d.next = 0.into();
+            self.flen.d.next = 0.into();
+            self.hdr.d.next = 0.into();
+            self.hleft.d.next = self.hp.val();
+            self.room.d.next = self.c_max_payload.val();
+            self.t_ring.d.next = false;
+            self.t_slot.d.next = false;
+            self.wa.d.next = 0.into();
+            self.wf.d.next = 0.into();
+            self.win.d.next = 0.into();
+            self.first_w.d.next = 0.into();
+            self.sa.d.next = 0.into();
+            self.ctx_open.d.next = false;
+            self.ctx_src.d.next = 0.into();
+            self.ctx_dst.d.next = 0.into();
+            self.ctx_tag.d.next = 0.into();
+            self.ctx_to.d.next = false;
+            self.last_seq.d.next = 0.into();
+            self.unit.d.next = 0.into();
+            self.clen.d.next = 0.into();
+            self.c_wa.d.next = 0.into();
+            self.c_wf.d.next = 0.into();
+            self.c_win.d.next = 0.into();
+            self.mic_c.d.next = self.c_mic_init.val();
+            self.c_first.d.next = 0.into();
+            self.ms.d.next = 0.into();
+            self.slot_busy.d.next = false;
+            self.wr_en.next = false;
+            self.push.next = false;
+        }
+    }
+}

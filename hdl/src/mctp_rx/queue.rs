@@ -1,0 +1,88 @@
+//! The descriptor queue: 16 published messages waiting for the reader, in a rust-hdl `RAM`
+//! (LUT RAM) with first-word-fall-through reads. rust-hdl's own `SynchronousFIFO` has the same
+//! structure but no reset, and the block's reset must forget queued messages, so the pointers
+//! are kept here. A pushed entry is visible to `pop` two clocks later (the write pointer is seen
+//! through a register, so the RAM is never read in the clock it is written); `full` counts it at
+//! once.
+
+use rust_hdl::prelude::*;
+
+/// Entries of `W` bits.
+#[derive(LogicBlock)]
+pub struct DescQueue<const W: usize> {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high: empty.
+    pub reset: Signal<In, Bit>,
+    /// Appends `din` (never while `full`).
+    pub push: Signal<In, Bit>,
+    pub din: Signal<In, Bits<W>>,
+    /// Drops the head (ignored while `empty`).
+    pub pop: Signal<In, Bit>,
+    /// The head, valid while not `empty`.
+    pub dout: Signal<Out, Bits<W>>,
+    pub empty: Signal<Out, Bit>,
+    pub full: Signal<Out, Bit>,
+    ram: RAM<Bits<W>, 4>,
+    wp: DFF<Bits<5>>,
+    wp_seen: DFF<Bits<5>>,
+    rp: DFF<Bits<5>>,
+    rp_n: Signal<Local, Bits<5>>,
+    has: Signal<Local, Bit>,
+    c_wrap: Constant<Bits<5>>,
+}
+
+impl<const W: usize> Default for DescQueue<W> {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            push: Default::default(),
+            din: Default::default(),
+            pop: Default::default(),
+            dout: Default::default(),
+            empty: Default::default(),
+            full: Default::default(),
+            ram: Default::default(),
+            wp: Default::default(),
+            wp_seen: Default::default(),
+            rp: Default::default(),
+            rp_n: Default::default(),
+            has: Default::default(),
+            c_wrap: Constant::new(16u64.into()),
+        }
+    }
+}
+
+impl<const W: usize> Logic for DescQueue<W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, wp, wp_seen, rp);
+        self.ram.write_clock.next = self.clock.val();
+        self.ram.read_clock.next = self.clock.val();
+        self.empty.next = self.rp.q.val() == self.wp_seen.q.val();
+        self.full.next = (self.wp.q.val() ^ self.rp.q.val()) == self.c_wrap.val();
+        self.ram.write_address.next = self.wp.q.val().get_bits::<4>(0);
+        self.ram.write_data.next = self.din.val();
+        self.ram.write_enable.next = self.push.val();
+        if self.push.val() {
+            self.wp.d.next = self.wp.q.val() + 1;
+        }
+        self.wp_seen.d.next = self.wp.q.val();
+        self.rp_n.next = self.rp.q.val();
+        // (Not `empty` itself: a statement reading `pop` must not share a variable with the one
+        // driving `empty`, or Verilator sees a loop through the reader.)
+        self.has.next = self.rp.q.val() != self.wp_seen.q.val();
+        if self.pop.val() & self.has.val() {
+            self.rp_n.next = self.rp.q.val() + 1;
+        }
+        self.rp.d.next = self.rp_n.val();
+        // The head after this clock, read at its edge.
+        self.ram.read_address.next = self.rp_n.val().get_bits::<4>(0);
+        self.dout.next = self.ram.read_data.val();
+        if self.reset.val() {
+            self.wp.d.next = 0.into();
+            self.wp_seen.d.next = 0.into();
+            self.rp.d.next = 0.into();
+        }
+    }
+}

@@ -1,0 +1,256 @@
+//! Stage B of the depacketizer: published messages out. Descriptors wait in the
+//! [`DescQueue`]; the reader streams the message at the head one memory word per beat (a
+//! registered read, as block RAM has it) under the usual `adv = !m_tvalid | m_tready` rule,
+//! starting a message in the clock its descriptor is at the head, and frees ring words as it
+//! reads them (`rp`; the MIC words after a message with its last beat).
+//!
+//! Descriptor layout (62 bits, from [`super::frames::FrameStage`]): slot [0], start word [14:1]
+//! (ring address with its wrap bit, or slot word), octets to output [27:15], the ring word
+//! after the message and its MIC [41:28], source EID [49:42], destination EID [57:50],
+//! tag [60:58], TO [61].
+
+use super::queue::DescQueue;
+use crate::axis::AxisSource;
+use rust_hdl::prelude::*;
+
+/// `D = 8·K` data bits, `K` octets per beat.
+#[derive(LogicBlock)]
+pub struct ReaderStage<const D: usize, const K: usize> {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high.
+    pub reset: Signal<In, Bit>,
+    /// A descriptor to queue.
+    pub push: Signal<In, Bit>,
+    pub desc: Signal<In, Bits<62>>,
+    pub q_full: Signal<Out, Bit>,
+    /// Memory read: the word at `rd_addr` (ring or slot) arrives on `ring_data`/`slot_data`
+    /// the clock after.
+    pub rd_addr: Signal<Out, Bits<14>>,
+    pub ring_data: Signal<In, Bits<D>>,
+    pub slot_data: Signal<In, Bits<D>>,
+    /// Ring words before this one are free.
+    pub rp: Signal<Out, Bits<14>>,
+    /// The slot's message has been read.
+    pub slot_done: Signal<Out, Bit>,
+    pub m: AxisSource<D, K>,
+    pub m_src_eid: Signal<Out, Bits<8>>,
+    pub m_dst_eid: Signal<Out, Bits<8>>,
+    pub m_tag: Signal<Out, Bits<3>>,
+    pub m_to: Signal<Out, Bit>,
+    queue: DescQueue<62>,
+    rd_active: DFF<Bit>,
+    rd_slot: DFF<Bit>,
+    rd_start: DFF<Bits<14>>,
+    rd_len: DFF<Bits<13>>,
+    rd_next: DFF<Bits<14>>,
+    rd_src: DFF<Bits<8>>,
+    rd_dst: DFF<Bits<8>>,
+    rd_tag: DFF<Bits<3>>,
+    rd_to: DFF<Bit>,
+    rp_r: DFF<Bits<14>>,
+    o_keep: DFF<Bits<K>>,
+    o_valid: DFF<Bit>,
+    o_last: DFF<Bit>,
+    o_src: DFF<Bits<8>>,
+    o_dst: DFF<Bits<8>>,
+    o_tag: DFF<Bits<3>>,
+    o_to: DFF<Bit>,
+    /// The output word is the memory's (read last clock), from the slot; else `hold`.
+    fresh: DFF<Bit>,
+    from_slot: DFF<Bit>,
+    hold: DFF<Bits<D>>,
+    adv: Signal<Local, Bit>,
+    have: Signal<Local, Bit>,
+    go: Signal<Local, Bit>,
+    last: Signal<Local, Bit>,
+    e_slot: Signal<Local, Bit>,
+    e_start: Signal<Local, Bits<14>>,
+    e_len: Signal<Local, Bits<13>>,
+    e_next: Signal<Local, Bits<14>>,
+    e_src: Signal<Local, Bits<8>>,
+    e_dst: Signal<Local, Bits<8>>,
+    e_tag: Signal<Local, Bits<3>>,
+    e_to: Signal<Local, Bit>,
+    e_start1: Signal<Local, Bits<14>>,
+    keep: Signal<Local, Bits<K>>,
+    word: Signal<Local, Bits<D>>,
+    c_lane: [Constant<Bits<13>>; K],
+    c_bit: [Constant<Bits<K>>; K],
+    c_w: Constant<Bits<13>>,
+    c_pm: Constant<Bits<14>>,
+}
+
+impl<const D: usize, const K: usize> Default for ReaderStage<D, K> {
+    fn default() -> Self {
+        assert!(D == 8 * K && matches!(K, 1 | 2 | 4 | 8), "ReaderStage<8K, K> with K in 1, 2, 4, 8");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            push: Default::default(),
+            desc: Default::default(),
+            q_full: Default::default(),
+            rd_addr: Default::default(),
+            ring_data: Default::default(),
+            slot_data: Default::default(),
+            rp: Default::default(),
+            slot_done: Default::default(),
+            m: Default::default(),
+            m_src_eid: Default::default(),
+            m_dst_eid: Default::default(),
+            m_tag: Default::default(),
+            m_to: Default::default(),
+            queue: Default::default(),
+            rd_active: Default::default(),
+            rd_slot: Default::default(),
+            rd_start: Default::default(),
+            rd_len: Default::default(),
+            rd_next: Default::default(),
+            rd_src: Default::default(),
+            rd_dst: Default::default(),
+            rd_tag: Default::default(),
+            rd_to: Default::default(),
+            rp_r: Default::default(),
+            o_keep: Default::default(),
+            o_valid: Default::default(),
+            o_last: Default::default(),
+            o_src: Default::default(),
+            o_dst: Default::default(),
+            o_tag: Default::default(),
+            o_to: Default::default(),
+            fresh: Default::default(),
+            from_slot: Default::default(),
+            hold: Default::default(),
+            adv: Default::default(),
+            have: Default::default(),
+            go: Default::default(),
+            last: Default::default(),
+            e_slot: Default::default(),
+            e_start: Default::default(),
+            e_len: Default::default(),
+            e_next: Default::default(),
+            e_src: Default::default(),
+            e_dst: Default::default(),
+            e_tag: Default::default(),
+            e_to: Default::default(),
+            e_start1: Default::default(),
+            keep: Default::default(),
+            word: Default::default(),
+            c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
+            c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
+            c_w: Constant::new((K as u64).into()),
+            c_pm: Constant::new((2 * (super::RING_OCTETS / K) as u64 - 1).into()),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize> Logic for ReaderStage<D, K> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, rd_active, rd_slot, rd_start, rd_len, rd_next, rd_src, rd_dst, rd_tag, rd_to, rp_r, o_keep,
+            o_valid, o_last, o_src, o_dst, o_tag, o_to, fresh, from_slot, hold
+        );
+        clock!(self, clock, queue);
+        self.queue.reset.next = self.reset.val();
+        self.queue.push.next = self.push.val();
+        self.queue.din.next = self.desc.val();
+        self.q_full.next = self.queue.full.val();
+        self.rp.next = self.rp_r.q.val();
+
+        self.word.next = self.hold.q.val();
+        if self.fresh.q.val() {
+            self.word.next = self.ring_data.val();
+            if self.from_slot.q.val() {
+                self.word.next = self.slot_data.val();
+            }
+        }
+        self.hold.d.next = self.word.val();
+        self.m.tdata.next = self.word.val();
+        self.m.tkeep.next = self.o_keep.q.val();
+        self.m.tvalid.next = self.o_valid.q.val();
+        self.m.tlast.next = self.o_last.q.val();
+        self.m_src_eid.next = self.o_src.q.val();
+        self.m_dst_eid.next = self.o_dst.q.val();
+        self.m_tag.next = self.o_tag.q.val();
+        self.m_to.next = self.o_to.q.val();
+
+        // The message being read, or the one at the head of the queue.
+        self.adv.next = !self.o_valid.q.val() | self.m.tready.val();
+        self.have.next = !self.queue.empty.val();
+        self.e_slot.next = self.rd_slot.q.val();
+        self.e_start.next = self.rd_start.q.val();
+        self.e_len.next = self.rd_len.q.val();
+        self.e_next.next = self.rd_next.q.val();
+        self.e_src.next = self.rd_src.q.val();
+        self.e_dst.next = self.rd_dst.q.val();
+        self.e_tag.next = self.rd_tag.q.val();
+        self.e_to.next = self.rd_to.q.val();
+        if !self.rd_active.q.val() {
+            self.e_slot.next = self.queue.dout.val().get_bit(0);
+            self.e_start.next = self.queue.dout.val().get_bits::<14>(1);
+            self.e_len.next = self.queue.dout.val().get_bits::<13>(15);
+            self.e_next.next = self.queue.dout.val().get_bits::<14>(28);
+            self.e_src.next = self.queue.dout.val().get_bits::<8>(42);
+            self.e_dst.next = self.queue.dout.val().get_bits::<8>(50);
+            self.e_tag.next = self.queue.dout.val().get_bits::<3>(58);
+            self.e_to.next = self.queue.dout.val().get_bit(61);
+        }
+        self.go.next = self.adv.val() & (self.rd_active.q.val() | self.have.val());
+        self.queue.pop.next = self.adv.val() & !self.rd_active.q.val() & self.have.val();
+        self.rd_addr.next = self.e_start.val();
+        self.last.next = self.e_len.val() <= self.c_w.val();
+        self.keep.next = 0.into();
+        for i in 0..K {
+            if self.e_len.val() > self.c_lane[i].val() {
+                self.keep.next = self.keep.val() | self.c_bit[i].val();
+            }
+        }
+        self.e_start1.next = (self.e_start.val() + 1) & self.c_pm.val();
+
+        self.slot_done.next = false;
+        self.fresh.d.next = false;
+        if self.adv.val() {
+            self.o_valid.d.next = false;
+        }
+        if self.go.val() {
+            self.fresh.d.next = true;
+            self.from_slot.d.next = self.e_slot.val();
+            self.o_keep.d.next = self.keep.val();
+            self.o_last.d.next = self.last.val();
+            self.o_valid.d.next = true;
+            self.o_src.d.next = self.e_src.val();
+            self.o_dst.d.next = self.e_dst.val();
+            self.o_tag.d.next = self.e_tag.val();
+            self.o_to.d.next = self.e_to.val();
+            self.rd_active.d.next = !self.last.val();
+            self.rd_slot.d.next = self.e_slot.val();
+            self.rd_start.d.next = self.e_start1.val();
+            self.rd_len.d.next = self.e_len.val() - self.c_w.val();
+            self.rd_next.d.next = self.e_next.val();
+            self.rd_src.d.next = self.e_src.val();
+            self.rd_dst.d.next = self.e_dst.val();
+            self.rd_tag.d.next = self.e_tag.val();
+            self.rd_to.d.next = self.e_to.val();
+            // A ring word is free once read (the read is registered); the MIC words after a
+            // message are freed with its last beat.
+            if !self.e_slot.val() {
+                self.rp_r.d.next = self.e_start1.val();
+                if self.last.val() {
+                    self.rp_r.d.next = self.e_next.val();
+                }
+            } else if self.last.val() {
+                self.slot_done.next = true;
+            }
+        }
+        if self.reset.val() {
+            self.rd_active.d.next = false;
+            self.rp_r.d.next = 0.into();
+            self.o_valid.d.next = false;
+            self.o_keep.d.next = 0.into();
+            self.o_last.d.next = false;
+            self.fresh.d.next = false;
+            self.hold.d.next = 0.into();
+            self.slot_done.next = false;
+        }
+    }
+}
