@@ -76,6 +76,10 @@ pub struct PacketStage<const D: usize, const K: usize> {
     msg_left: DFF<Bits<17>>,
     pkt_left: DFF<Bits<8>>,
     hpos: DFF<Bits<8>>,
+    /// The next beat's header octets and what room they leave (`nh`, `room` outside the idle
+    /// state: registered, so the beat's layout does not wait on `hl − hpos`).
+    nh_r: DFF<Bits<8>>,
+    room_r: DFF<Bits<8>>,
     // The gearbox.
     held: DFF<Bits<D>>,
     rd: DFF<Bits<8>>,
@@ -145,6 +149,7 @@ pub struct PacketStage<const D: usize, const K: usize> {
     in_done_n: Signal<Local, Bit>,
     short_n: Signal<Local, Bit>,
     msg_left_n: Signal<Local, Bits<17>>,
+    rest: Signal<Local, Bits<8>>,
     // Constants.
     c_lane: [Constant<Bits<8>>; K],
     c_lane1: [Constant<Bits<8>>; K],
@@ -156,6 +161,10 @@ pub struct PacketStage<const D: usize, const K: usize> {
     c_hpos_mask: Constant<Bits<8>>,
     c_hl: Constant<Bits<8>>,
     c_hl_smbus: Constant<Bits<8>>,
+    c_nh0: Constant<Bits<8>>,
+    c_nh0_smbus: Constant<Bits<8>>,
+    c_room0: Constant<Bits<8>>,
+    c_room0_smbus: Constant<Bits<8>>,
     c_count_add: Constant<Bits<8>>,
     c_mctp_fixed: Constant<Bits<64>>,
     c_smbus_fixed: Constant<Bits<64>>,
@@ -194,6 +203,8 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             msg_left: Default::default(),
             pkt_left: Default::default(),
             hpos: Default::default(),
+            nh_r: Default::default(),
+            room_r: Default::default(),
             held: Default::default(),
             rd: Default::default(),
             bend: Default::default(),
@@ -259,6 +270,7 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             in_done_n: Default::default(),
             short_n: Default::default(),
             msg_left_n: Default::default(),
+            rest: Default::default(),
             c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
             c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
@@ -269,6 +281,10 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             c_hpos_mask: Constant::new((0x0F & !(K as u64 - 1)).into()),
             c_hl: Constant::new((HEADER_LEN as u64).into()),
             c_hl_smbus: Constant::new(((PREFIX_LEN + HEADER_LEN) as u64).into()),
+            c_nh0: Constant::new((HEADER_LEN.min(K) as u64).into()),
+            c_nh0_smbus: Constant::new(((PREFIX_LEN + HEADER_LEN).min(K) as u64).into()),
+            c_room0: Constant::new(((K - HEADER_LEN.min(K)) as u64).into()),
+            c_room0_smbus: Constant::new(((K - (PREFIX_LEN + HEADER_LEN).min(K)) as u64).into()),
             // SMBus byte count: source octet + MCTP header + payload (DSP0237).
             c_count_add: Constant::new(((1 + HEADER_LEN) as u64).into()),
             c_mctp_fixed: Constant::new((HEADER_VERSION as u64).into()),
@@ -286,7 +302,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
-            msg_left, pkt_left, hpos, held, rd, bend, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
+            msg_left, pkt_left, hpos, nh_r, room_r, held, rd, bend, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
             o_pec_lane, n_packets, n_messages, n_len_errors, len_err_p
         );
         self.m.tdata.next = self.o_data.q.val();
@@ -349,11 +365,20 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         if self.e_smbus.val() {
             self.hl.next = self.c_hl_smbus.val();
         }
-        self.nh.next = self.hl.val() - self.e_hpos.val();
-        if self.nh.val() > self.c_w.val() {
-            self.nh.next = self.c_w.val();
+        // nh = min(hl − hpos, W) and room = W − nh: from registers, or at a message's first
+        // beat from the binding alone.
+        self.nh.next = self.nh_r.q.val();
+        self.room.next = self.room_r.q.val();
+        if self.idle.val() {
+            self.nh.next = self.c_nh0.val();
+            self.room.next = self.c_room0.val();
+            if self.msg.smbus.val() {
+                self.nh.next = self.c_nh0_smbus.val();
+                self.room.next = self.c_room0_smbus.val();
+            }
         }
-        self.room.next = self.c_w.val() - self.nh.val();
+        // Header octets after this beat's (the next beat's nh, capped at W).
+        self.rest.next = self.hl.val() - self.e_hpos.val() - self.nh.val();
         self.pkt_end.next = self.e_pkt_left.val() <= self.room.val();
         self.p.next = self.room.val();
         if self.pkt_end.val() {
@@ -493,6 +518,12 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.msg_left.d.next = self.msg_left_n.val();
             self.pkt_left.d.next = self.e_pkt_left.val() - self.p.val();
             self.hpos.d.next = self.e_hpos.val() + self.nh.val();
+            self.nh_r.d.next = self.rest.val();
+            self.room_r.d.next = self.c_w.val() - self.rest.val();
+            if self.rest.val() > self.c_w.val() {
+                self.nh_r.d.next = self.c_w.val();
+                self.room_r.d.next = 0.into();
+            }
             if self.take.val() {
                 self.held.d.next = self.s.tdata.val();
             }
@@ -522,6 +553,12 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
                     self.som.d.next = false;
                     self.r_seq.d.next = self.e_seq.val() + 1;
                     self.hpos.d.next = 0.into();
+                    self.nh_r.d.next = self.c_nh0.val();
+                    self.room_r.d.next = self.c_room0.val();
+                    if self.e_smbus.val() {
+                        self.nh_r.d.next = self.c_nh0_smbus.val();
+                        self.room_r.d.next = self.c_room0_smbus.val();
+                    }
                 }
             }
         }
@@ -532,6 +569,8 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.msg_left.d.next = 0.into();
             self.pkt_left.d.next = 0.into();
             self.hpos.d.next = 0.into();
+            self.nh_r.d.next = 0.into();
+            self.room_r.d.next = 0.into();
             self.held.d.next = 0.into();
             self.rd.d.next = 0.into();
             self.bend.d.next = 0.into();
