@@ -118,6 +118,16 @@ pub struct RxSetup {
 }
 
 impl RxSetup {
+    /// The block's `cfg_*` ports for this setup (the register block's view).
+    pub fn config(&self) -> offload_driver::registers::MctpRxConfig {
+        offload_driver::registers::MctpRxConfig {
+            smbus: self.smbus,
+            mic: self.mic,
+            strict: self.strict,
+            max_len: self.max_len,
+        }
+    }
+
     /// The software receiver the block is equivalent to: one reassembly context.
     pub fn request(&self) -> RxRequest {
         RxRequest {
@@ -393,18 +403,6 @@ pub fn random_rx_frames(
         out.extend(frames);
     }
     out
-}
-
-impl RxSetup {
-    /// The block's `cfg_*` ports for this setup (the register block's view).
-    pub fn config(&self) -> offload_driver::registers::MctpRxConfig {
-        offload_driver::registers::MctpRxConfig {
-            smbus: self.smbus,
-            mic: self.mic,
-            strict: self.strict,
-            max_len: self.max_len,
-        }
-    }
 }
 
 /// Byte-exact comparison that reports the first difference.

@@ -11,20 +11,11 @@
 use offload_driver::mctp::{transmit, SmbusAddresses};
 use offload_hdl::mctp_rx::COUNTERS;
 use offload_hdl::test_support::{random_rx_frames, random_tx_request, rx_reference, RxSetup};
-use offload_sim::mctp::{run_mctp_rx, MctpRxConfig, MctpRxRun};
+use offload_sim::mctp::{run_mctp_rx, MctpRxRun};
 use offload_sim::{model_info, with_trace_on_failure, SimError, Traffic};
 use rand::{Rng, SeedableRng};
 
 const WIDTHS: [usize; 3] = [1, 4, 8];
-
-fn config(s: &RxSetup) -> MctpRxConfig {
-    MctpRxConfig {
-        smbus: s.smbus,
-        mic: s.mic,
-        strict: s.strict,
-        max_len: s.max_len,
-    }
-}
 
 /// Runs and compares; a mismatch re-runs with a VCD and panics with its path.
 fn check(
@@ -37,7 +28,7 @@ fn check(
     let info = model_info(&format!("mctp_rx_w{w}")).unwrap_or_else(|e| panic!("{e}"));
     let want = rx_reference(setup, frames);
     with_trace_on_failure(info, label, |m| {
-        let run = run_mctp_rx(m, &config(setup), frames, traffic)?;
+        let run = run_mctp_rx(m, &setup.config(), frames, traffic)?;
         for (i, (g, r)) in run.messages.iter().zip(&want.messages).enumerate() {
             if (g.src, g.dst, g.tag, g.tag_owner) != (r.src, r.dst, r.tag, r.tag_owner) {
                 return Err(SimError::Failed(format!("{label}: message {i} fields {g:?} vs software {r:?}")));
@@ -282,7 +273,7 @@ fn rust_hdl_and_verilated_verilog_agree_cycle_by_cycle() {
         let t = &traffic_grid(seed)[seed as usize % 4];
         let b = VerilatedModel::new(model_info(&format!("mctp_rx_w{w}")).unwrap_or_else(|e| panic!("{e}")));
         let mut l = Lockstep::new(a, b).unwrap();
-        let r = offload_hdl::testbench::run_mctp_rx(&mut l, &config(&setup), &frames, t).unwrap_or_else(|e| panic!("W={w}: {e}"));
+        let r = offload_hdl::testbench::run_mctp_rx(&mut l, &setup.config(), &frames, t).unwrap_or_else(|e| panic!("W={w}: {e}"));
         l.check().unwrap_or_else(|e| panic!("W={w}, {setup:?}, {t:?}: {e}"));
         let want = rx_reference(&setup, &frames);
         assert_eq!(r.messages, want.messages, "W={w} {setup:?}");

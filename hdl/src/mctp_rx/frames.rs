@@ -53,7 +53,7 @@ use crate::axis::AxisSink;
 use crate::crc::CrcStep;
 use offload_driver::crc::CrcKind;
 use offload_driver::mctp::header::{EOM_BIT, HEADER_VERSION, SEQ_SHIFT, SOM_BIT, TO_BIT};
-use offload_driver::mctp::smbus::{COMMAND_CODE, PREFIX_LEN};
+use offload_driver::mctp::smbus::{self, COMMAND_CODE, PREFIX_LEN};
 use offload_driver::mctp::{BASELINE_MTU, HEADER_LEN};
 use offload_driver::nvme_mi::{IC_BIT, MIC_LEN};
 use rust_hdl::prelude::*;
@@ -207,7 +207,6 @@ pub struct FrameStage<const D: usize, const K: usize> {
     c_hw_max: Constant<Bits<16>>,
     c_hw_max13: Constant<Bits<13>>,
     c_header_len: Constant<Bits<16>>,
-    c_smbus_min: Constant<Bits<16>>,
     c_smbus_count_off: Constant<Bits<16>>,
     c_smbus_overhead: Constant<Bits<16>>,
     c_command: Constant<Bits<8>>,
@@ -232,12 +231,10 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
         assert_eq!((SOM_BIT, EOM_BIT, SEQ_SHIFT, TO_BIT, HEADER_LEN), (7, 6, 4, 3, 4), "MCTP header layout changed");
         assert!(PREFIX_LEN + HEADER_LEN <= 8, "the SMBus prefix and MCTP header fit hdr");
         let fin_step = CrcStep::<D, K, 32>::new(CrcKind::Crc32c);
-        // CRC-32C of any message followed by its own MIC (the finished value).
-        let net = fin_step.network();
-        let body = [0x84u8, 1, 2, 3, 4];
-        let mut with_mic = body.to_vec();
-        with_mic.extend((net.checksum(&body) as u32).to_le_bytes());
-        let residue = net.checksum(&with_mic);
+        // CRC-32C of any message followed by its own MIC, finished: the catalogue's residue
+        // (the register) through the final XOR (CRC-32C is reflected: no reversal).
+        let params = CrcKind::Crc32c.params();
+        let residue = params.residue ^ params.xorout;
         let rw = (RING_OCTETS / K) as u64;
         let c16 = |v: usize| Constant::new((v as u64).into());
         Self {
@@ -378,11 +375,11 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             c_hw_max: c16(HW_MAX_LEN),
             c_hw_max13: Constant::new((HW_MAX_LEN as u64).into()),
             c_header_len: c16(HEADER_LEN),
-            // The shortest SMBus frame: prefix and PEC (DSP0237's byte count then counts the
-            // source address and what follows up to the PEC).
-            c_smbus_min: c16(PREFIX_LEN + 1),
+            // The byte count counts what follows it but the PEC: the frame less the
+            // destination, command code and byte count octets and the PEC (`smbus::decode`).
             c_smbus_count_off: c16(PREFIX_LEN),
-            c_smbus_overhead: c16(PREFIX_LEN + 1),
+            // Also the shortest SMBus frame: the prefix and the PEC.
+            c_smbus_overhead: c16(smbus::OVERHEAD),
             c_command: Constant::new((COMMAND_CODE as u64).into()),
             c_version: Constant::new((HEADER_VERSION as u64).into()),
             c_som: Constant::new((1u64 << SOM_BIT).into()),
@@ -651,7 +648,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         }
         self.v_oversize.next = !self.cfg.smbus.val() & (self.flen.q.val() > self.c_max_raw.val());
         self.v_smb1.next = self.cfg.smbus.val()
-            & ((self.flen.q.val() < self.c_smbus_min.val())
+            & ((self.flen.q.val() < self.c_smbus_overhead.val())
                 | ((self.flen.q.val() - self.c_smbus_count_off.val())
                     != bit_cast::<16, 8>(self.hdr.q.val().get_bits::<8>(16))));
         self.v_pec.next = self.cfg.smbus.val() & !self.pec.ok.val();

@@ -59,7 +59,7 @@ const _: () = assert!(
     "the MCTP RX block's limits differ from the ones the host driver reports"
 );
 /// Published messages waiting for the reader.
-pub const DESC_DEPTH: usize = 16;
+pub const DESC_DEPTH: usize = 1 << queue::ADDRESS_BITS;
 
 /// The counter ports in declaration order (the software model's list).
 pub use offload_driver::mctp::RX_COUNTERS as COUNTERS;

@@ -7,6 +7,9 @@
 
 use rust_hdl::prelude::*;
 
+/// Entries are addressed with this many bits: [`super::DESC_DEPTH`] is `1 << ADDRESS_BITS`.
+pub const ADDRESS_BITS: usize = 4;
+
 /// Entries of `W` bits.
 #[derive(LogicBlock)]
 pub struct DescQueue<const W: usize> {
@@ -22,7 +25,7 @@ pub struct DescQueue<const W: usize> {
     pub dout: Signal<Out, Bits<W>>,
     pub empty: Signal<Out, Bit>,
     pub full: Signal<Out, Bit>,
-    ram: RAM<Bits<W>, 4>,
+    ram: RAM<Bits<W>, ADDRESS_BITS>,
     wp: DFF<Bits<5>>,
     wp_seen: DFF<Bits<5>>,
     rp: DFF<Bits<5>>,
@@ -48,7 +51,8 @@ impl<const W: usize> Default for DescQueue<W> {
             rp: Default::default(),
             rp_n: Default::default(),
             has: Default::default(),
-            c_wrap: Constant::new(16u64.into()),
+            // The pointers' wrap bit: full when they differ in it alone.
+            c_wrap: Constant::new(((1u64 << ADDRESS_BITS) as u64).into()),
         }
     }
 }
@@ -61,7 +65,7 @@ impl<const W: usize> Logic for DescQueue<W> {
         self.ram.read_clock.next = self.clock.val();
         self.empty.next = self.rp.q.val() == self.wp_seen.q.val();
         self.full.next = (self.wp.q.val() ^ self.rp.q.val()) == self.c_wrap.val();
-        self.ram.write_address.next = self.wp.q.val().get_bits::<4>(0);
+        self.ram.write_address.next = self.wp.q.val().get_bits::<ADDRESS_BITS>(0);
         self.ram.write_data.next = self.din.val();
         self.ram.write_enable.next = self.push.val();
         if self.push.val() {
@@ -77,7 +81,7 @@ impl<const W: usize> Logic for DescQueue<W> {
         }
         self.rp.d.next = self.rp_n.val();
         // The head after this clock, read at its edge.
-        self.ram.read_address.next = self.rp_n.val().get_bits::<4>(0);
+        self.ram.read_address.next = self.rp_n.val().get_bits::<ADDRESS_BITS>(0);
         self.dout.next = self.ram.read_data.val();
         if self.reset.val() {
             self.wp.d.next = 0.into();
