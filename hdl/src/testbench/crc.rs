@@ -1,6 +1,7 @@
 //! The CRC engine's driver: frames in through the AXI-Stream traffic generator, `crc`
 //! collected when `crc_valid` pulses, with the engine's contract checked every cycle (tready
-//! high out of reset; `crc_valid` exactly one cycle after each accepted last beat).
+//! high out of reset; `crc_valid` exactly [`crate::crc::latency`] cycles after each accepted
+//! last beat).
 
 use super::axis::{run_streams, AxisPorts, StreamRun, Traffic};
 use super::model::{BenchError, ClockedModel};
@@ -20,6 +21,9 @@ pub fn run_crc_frames<M: ClockedModel + ?Sized>(m: &mut M, frames: &[Vec<u8>], t
     let crc = m.expect_port("crc", Dir::Out, None)?;
     let crc_valid = m.expect_port("crc_valid", Dir::Out, Some(1))?;
     let tready = input.tready.ok_or_else(|| BenchError::Port("CRC engine has no tready".into()))?;
+    let latency = crate::crc::latency(input.bytes);
+    // The last CRC comes `latency` cycles after the last beat: drain at least that long.
+    let traffic = &Traffic { drain_cycles: traffic.drain_cycles.max(latency + 2), ..traffic.clone() };
     m.reset(2);
     let mut got: Vec<(u64, u64)> = Vec::with_capacity(frames.len());
     let mut monitor = |m: &M, cycle: u64| -> Result<(), String> {
@@ -37,9 +41,9 @@ pub fn run_crc_frames<M: ClockedModel + ?Sized>(m: &mut M, frames: &[Vec<u8>], t
         return Err(BenchError::Failed(format!("{} frames in, {} crc_valid pulses", frames.len(), got.len())));
     }
     for (i, ((vc, _), lc)) in got.iter().zip(lasts).enumerate() {
-        if *vc != lc + 1 {
+        if *vc != lc + latency {
             return Err(BenchError::Failed(format!(
-                "frame {i}: last beat accepted in cycle {lc}, crc_valid in cycle {vc} (latency must be 1)"
+                "frame {i}: last beat accepted in cycle {lc}, crc_valid in cycle {vc} (latency must be {latency})"
             )));
         }
     }
