@@ -163,7 +163,7 @@ pub fn rename_top(verilog: &str, name: &str) -> String {
         + "\n"
 }
 
-fn crc<const D: usize, const K: usize, const C: usize, const S: usize, const S1: usize>(
+fn crc<const D: usize, const K: usize, const C: usize, const S: usize, const S1: usize, const P: usize>(
     kind: CrcKind,
     short: &str,
 ) -> BlockEntry {
@@ -186,7 +186,7 @@ fn crc<const D: usize, const K: usize, const C: usize, const S: usize, const S1:
     );
     BlockEntry {
         crc: Some(kind),
-        ..BlockEntry::new(format!("{short}_w{K}"), "crc", K, summary, move || CrcEngine::<D, K, C, S, S1>::new(kind))
+        ..BlockEntry::new(format!("{short}_w{K}"), "crc", K, summary, move || CrcEngine::<D, K, C, S, S1, P>::new(kind))
     }
 }
 
@@ -300,16 +300,16 @@ pub fn block_kinds() -> Vec<&'static str> {
 pub fn catalogue() -> Vec<BlockEntry> {
     use CrcKind::*;
     vec![
-        crc::<8, 1, 32, 0, 1>(Crc32c, "crc32c"),
-        crc::<16, 2, 32, 1, 2>(Crc32c, "crc32c"),
-        crc::<32, 4, 32, 2, 3>(Crc32c, "crc32c"),
-        crc::<64, 8, 32, 3, 4>(Crc32c, "crc32c"),
-        crc::<128, 16, 32, 4, 5>(Crc32c, "crc32c"),
-        crc::<256, 32, 32, 5, 6>(Crc32c, "crc32c"),
-        crc::<512, 64, 32, 6, 7>(Crc32c, "crc32c"),
-        crc::<64, 8, 32, 3, 4>(Crc32, "crc32"),
-        crc::<8, 1, 8, 0, 1>(Crc8Smbus, "crc8"),
-        crc::<8, 1, 16, 0, 1>(Crc16Mcrf4xx, "crc16"),
+        crc::<8, 1, 32, 0, 1, 1>(Crc32c, "crc32c"),
+        crc::<16, 2, 32, 1, 2, 1>(Crc32c, "crc32c"),
+        crc::<32, 4, 32, 2, 3, 1>(Crc32c, "crc32c"),
+        crc::<64, 8, 32, 3, 4, 1>(Crc32c, "crc32c"),
+        crc::<128, 16, 32, 4, 5, 2>(Crc32c, "crc32c"),
+        crc::<256, 32, 32, 5, 6, 4>(Crc32c, "crc32c"),
+        crc::<512, 64, 32, 6, 7, 8>(Crc32c, "crc32c"),
+        crc::<64, 8, 32, 3, 4, 1>(Crc32, "crc32"),
+        crc::<8, 1, 8, 0, 1, 1>(Crc8Smbus, "crc8"),
+        crc::<8, 1, 16, 0, 1, 1>(Crc16Mcrf4xx, "crc16"),
         mpa_tx::<32, 4, 64, 96>(),
         mpa_tx::<64, 8, 96, 160>(),
         mpa_tx::<512, 64, 544, 1056>(),

@@ -47,15 +47,19 @@ fn lint_catches_a_broken_design() {
     assert!(tools::verilator_lint(bad, "top").is_err());
 }
 
+/// The pipelined engine's area (docs/PERFORMANCE.md, "CRC engine at line rate"): at W = 8
+/// 819 LUTs and 321 FFs (the unshift stages and the pipeline registers cost what the old
+/// single-stage engine's 657 did not), at W = 64 3911 LUTs (goal ≤ 4045, asserted in
+/// `every_entry_synthesises_for_xilinx`).
 #[test]
 fn crc32c_w8_meets_area_goal_in_synth_xilinx() {
     need("yosys");
     let e = crc_entry(CrcKind::Crc32c, 8).unwrap();
     let r = ok(tools::synth_xilinx(&e.shipped_verilog(), &e.module_name()), "synth_xilinx");
     eprintln!("crc32c_w8: {} LUTs, {} FFs, {} MUXF", r.luts, r.ffs, r.muxf);
-    // 32 state + 32 crc + crc_valid.
-    assert_eq!(r.ffs, 65, "{}", r.stat);
-    assert!(r.luts <= 750, "{} LUTs > 750\n{}", r.luts, r.stat);
+    // 64 + 32 (beat, remainder) + 32 (state) + 4 × 32 (the chain) + 32 (crc) and control.
+    assert!((300..=360).contains(&r.ffs), "{} FFs\n{}", r.ffs, r.stat);
+    assert!(r.luts <= 850, "{} LUTs > 850\n{}", r.luts, r.stat);
     assert!(r.luts >= 300, "suspiciously small ({} LUTs): logic optimised away?", r.luts);
 }
 
@@ -84,5 +88,10 @@ fn every_entry_synthesises_for_xilinx() {
         // W=64 CRC takes the longest of the rest (~tens of seconds).
         let r = ok(tools::synth_xilinx(&e.shipped_verilog(), &e.module_name()), &e.name);
         assert!(r.luts > 0 && r.ffs > 0, "{}: {}", e.name, r.stat);
+        // Issue 26's area goal for the widest CRC engine: no larger than the old single-stage
+        // engine (4045 LUTs).
+        if e.name == "crc32c_w64" {
+            assert!(r.luts <= 4045, "crc32c_w64: {} LUTs > 4045\n{}", r.luts, r.stat);
+        }
     }
 }

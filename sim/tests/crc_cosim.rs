@@ -218,11 +218,11 @@ fn model_ports_are_the_rust_hdl_ports() {
 fn rust_hdl_and_verilated_verilog_agree_cycle_by_cycle() {
     use offload_hdl::crc::hdl_model;
     use offload_hdl::testbench::{random_frames as frames_of, traffic_grid, Lockstep};
-    fn run<const D: usize, const K: usize, const C: usize>(kind: CrcKind, seed: u64) -> u64 {
+    fn run<const D: usize, const K: usize, const C: usize, const S: usize, const S1: usize, const P: usize>(kind: CrcKind, seed: u64) -> u64 {
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
         let mut cycles = 0;
         for t in traffic_grid(seed) {
-            let a = hdl_model::<D, K, C>(kind).unwrap();
+            let a = hdl_model::<D, K, C, S, S1, P>(kind).unwrap();
             let b = VerilatedModel::new(info(kind, K));
             let mut l = Lockstep::new(a, b).unwrap();
             let frames = frames_of(&mut rng, 60, 1, 40 * K);
@@ -235,13 +235,13 @@ fn rust_hdl_and_verilated_verilog_agree_cycle_by_cycle() {
         cycles
     }
     let mut total = 0;
-    total += run::<8, 1, 32>(CrcKind::Crc32c, 1);
-    total += run::<32, 4, 32>(CrcKind::Crc32c, 4);
-    total += run::<64, 8, 32>(CrcKind::Crc32c, 8);
-    total += run::<512, 64, 32>(CrcKind::Crc32c, 64);
-    total += run::<64, 8, 32>(CrcKind::Crc32, 9);
-    total += run::<8, 1, 8>(CrcKind::Crc8Smbus, 10);
-    total += run::<8, 1, 16>(CrcKind::Crc16Mcrf4xx, 11);
+    total += run::<8, 1, 32, 0, 1, 1>(CrcKind::Crc32c, 1);
+    total += run::<32, 4, 32, 2, 3, 1>(CrcKind::Crc32c, 4);
+    total += run::<64, 8, 32, 3, 4, 1>(CrcKind::Crc32c, 8);
+    total += run::<512, 64, 32, 6, 7, 8>(CrcKind::Crc32c, 64);
+    total += run::<64, 8, 32, 3, 4, 1>(CrcKind::Crc32, 9);
+    total += run::<8, 1, 8, 0, 1, 1>(CrcKind::Crc8Smbus, 10);
+    total += run::<8, 1, 16, 0, 1, 1>(CrcKind::Crc16Mcrf4xx, 11);
     eprintln!("{total} cycles compared, every output equal");
     assert!(total > 20_000, "{total} cycles compared");
 }

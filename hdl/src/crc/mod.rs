@@ -17,17 +17,17 @@
 //! # Pipeline ([`pipeline`] has the arithmetic)
 //! 1. The beat is registered with a last beat's octets past `tkeep` zeroed (so no shifter is
 //!    needed), and `tkeep`.
-//! 2. The data's zero-state remainder `L(d)` ([`GfMatrix`]), registered, with the last beat's
-//!    unshift count `W − k`.
-//! 3. The loop, `R ← A_W·R ⊕ L(d)`; a frame's last beat loads the result into the finishing
+//! 2. The data's zero-state remainder `L(d)` ([`GfMatrix`]) in parts of 8 octets, each
+//!    registered, with the last beat's unshift count `W − k`.
+//! 3. The loop, `R ← A_W·R ⊕ L(d)` (the parts XORed in); a frame's last beat loads the result into the finishing
 //!    chain instead (the register itself for a null last beat) and the loop restarts at `init`.
 //! 4. `log2(W)` unshift stages, one clock each: stage `b` applies `U_{2^b}` when bit `b` of the
 //!    count is set.
 //! 5. The finishing permutation and `xorout` into the output register.
 //!
-//! Every register-to-register path is one XOR tree (the widest is `L` at W = 64: 512 inputs,
-//! at most 290 an output bit) or one tree and a 2:1 select; the loop's tree has at most
-//! `8·min(W, m)` inputs an output bit, whatever W.
+//! Every register-to-register path is one XOR tree of at most 64 inputs, or one tree and a 2:1
+//! select; the loop's tree has at most `8·min(W, m)` state inputs and `W/8` parts an output
+//! bit.
 
 pub mod matrix;
 pub mod network;
@@ -53,10 +53,10 @@ pub fn latency(width_bytes: usize) -> u64 {
 }
 
 /// The engine for `D = 8*K` data bits, `K` octets per beat, a `C`-bit CRC, `S = log2(K)` unshift
-/// stages and `S1 = S + 1`. Stable Rust has no const-generic arithmetic, hence the five
-/// parameters; [`CrcEngine::new`] checks them.
+/// stages, `S1 = S + 1` and `P = max(1, K/8)` parts of the data remainder. Stable Rust has no
+/// const-generic arithmetic, hence the six parameters; [`CrcEngine::new`] checks them.
 #[derive(LogicBlock)]
-pub struct CrcEngine<const D: usize, const K: usize, const C: usize, const S: usize, const S1: usize> {
+pub struct CrcEngine<const D: usize, const K: usize, const C: usize, const S: usize, const S1: usize, const P: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high.
     pub reset: Signal<In, Bit>,
@@ -69,9 +69,10 @@ pub struct CrcEngine<const D: usize, const K: usize, const C: usize, const S: us
     in_keep: DFF<Bits<K>>,
     in_valid: DFF<Bit>,
     in_last: DFF<Bit>,
-    // Stage 2: the data remainder.
-    data_net: GfMatrix<D, C>,
-    dr: DFF<Bits<C>>,
+    // Stage 2: the data remainder, in parts of at most 8 octets each (a 64-input XOR tree,
+    // three LUT4 levels; the loop XORs the parts).
+    data_net: [GfMatrix<D, C>; P],
+    dr: [DFF<Bits<C>>; P],
     dr_valid: DFF<Bit>,
     dr_last: DFF<Bit>,
     dr_null: DFF<Bit>,
@@ -108,11 +109,13 @@ pub struct CrcEngine<const D: usize, const K: usize, const C: usize, const S: us
     c_byte_d: Constant<Bits<D>>,
 }
 
-impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: usize> CrcEngine<D, K, C, S, S1> {
+impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: usize, const P: usize>
+    CrcEngine<D, K, C, S, S1, P>
+{
     pub fn new(kind: CrcKind) -> Self {
         assert!(
-            D == 8 * K && K.is_power_of_two() && S == K.trailing_zeros() as usize && S1 == S + 1,
-            "CrcEngine<8K, K, C, log2(K), log2(K) + 1>"
+            D == 8 * K && K.is_power_of_two() && S == K.trailing_zeros() as usize && S1 == S + 1 && P == (K / 8).max(1),
+            "CrcEngine<8K, K, C, log2(K), log2(K) + 1, max(1, K/8)>"
         );
         assert_eq!(C, kind.width() as usize, "CrcEngine: C must be the width of {kind:?}");
         let p = CrcPipeline::new(CrcNetwork::new(kind.params(), K));
@@ -126,8 +129,13 @@ impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: u
             in_keep: Default::default(),
             in_valid: Default::default(),
             in_last: Default::default(),
-            data_net: GfMatrix::new(p.data.clone(), 0),
-            dr: Default::default(),
+            // Part j keeps the columns of its own 64 input bits.
+            data_net: std::array::from_fn(|j| {
+                let part = D / P;
+                let cols = p.data.iter().enumerate().map(|(i, &c)| if i / part == j { c } else { 0 }).collect();
+                GfMatrix::new(cols, 0)
+            }),
+            dr: std::array::from_fn(|_| Default::default()),
             dr_valid: Default::default(),
             dr_last: Default::default(),
             dr_null: Default::default(),
@@ -157,15 +165,18 @@ impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: u
     }
 }
 
-impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: usize> Logic
-    for CrcEngine<D, K, C, S, S1>
+impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: usize, const P: usize> Logic
+    for CrcEngine<D, K, C, S, S1, P>
 {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, in_data, in_keep, in_valid, in_last, dr, dr_valid, dr_last, dr_null, dr_back, state, crc_q,
+            self, clock, in_data, in_keep, in_valid, in_last, dr_valid, dr_last, dr_null, dr_back, state, crc_q,
             valid_q
         );
+        for j in 0..P {
+            self.dr[j].clock.next = self.clock.val();
+        }
         for b in 0..S1 {
             self.chain[b].clock.next = self.clock.val();
             self.chain_ctl[b].clock.next = self.clock.val();
@@ -193,8 +204,10 @@ impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: u
 
         // Stage 2: the data remainder, and W − k from tkeep: k low ones, the top one at
         // m = k − 1, and W − k = (W − 1) − m = (W − 1) ^ m.
-        self.data_net.x.next = self.in_data.q.val();
-        self.dr.d.next = self.data_net.y.val();
+        for j in 0..P {
+            self.data_net[j].x.next = self.in_data.q.val();
+            self.dr[j].d.next = self.data_net[j].y.val();
+        }
         self.top.next = self.in_keep.q.val() & !(self.in_keep.q.val() >> 1);
         self.back.next = 0.into();
         for i in 0..K {
@@ -213,7 +226,10 @@ impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: u
 
         // Stage 3: the loop; a last beat's result goes to the finishing chain.
         self.advance.x.next = self.state.q.val();
-        self.nxt.next = self.advance.y.val() ^ self.dr.q.val();
+        self.nxt.next = self.advance.y.val();
+        for j in 0..P {
+            self.nxt.next = self.nxt.val() ^ self.dr[j].q.val();
+        }
         if self.dr_valid.q.val() {
             if self.dr_last.q.val() {
                 self.state.d.next = self.init.val();
@@ -268,12 +284,12 @@ impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: u
 
 /// rust-hdl's simulation of the engine behind the testbench's
 /// [`crate::testbench::ClockedModel`].
-pub fn hdl_model<const D: usize, const K: usize, const C: usize, const S: usize, const S1: usize>(
+pub fn hdl_model<const D: usize, const K: usize, const C: usize, const S: usize, const S1: usize, const P: usize>(
     kind: CrcKind,
-) -> Result<crate::testbench::HdlModel<CrcEngine<D, K, C, S, S1>>, crate::testbench::BenchError> {
+) -> Result<crate::testbench::HdlModel<CrcEngine<D, K, C, S, S1, P>>, crate::testbench::BenchError> {
     crate::hdl_model!(
-        CrcEngine::<D, K, C, S, S1>::new(kind),
-        CrcEngine<D, K, C, S, S1>,
+        CrcEngine::<D, K, C, S, S1, P>::new(kind),
+        CrcEngine<D, K, C, S, S1, P>,
         [reset, s.tdata, s.tkeep, s.tvalid, s.tlast, s.tready, crc, crc_valid]
     )
 }

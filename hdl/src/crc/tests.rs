@@ -9,8 +9,8 @@ use crate::testbench::{random_frames, run_crc_frames, traffic_grid, ClockedModel
 use offload_driver::crc::CrcKind;
 use rand::SeedableRng;
 
-fn check<const D: usize, const K: usize, const C: usize, const S: usize, const S1: usize>(kind: CrcKind, frames: &[Vec<u8>], traffic: &Traffic) {
-    let mut m = hdl_model::<D, K, C, S, S1>(kind).unwrap();
+fn check<const D: usize, const K: usize, const C: usize, const S: usize, const S1: usize, const P: usize>(kind: CrcKind, frames: &[Vec<u8>], traffic: &Traffic) {
+    let mut m = hdl_model::<D, K, C, S, S1, P>(kind).unwrap();
     let r = run_crc_frames(&mut m, frames, traffic).unwrap_or_else(|e| panic!("{kind:?} W={K}: {e}"));
     let want: Vec<u64> = frames.iter().map(|f| kind.checksum(f)).collect();
     assert_eq!(r.crcs, want, "{kind:?} W={K}");
@@ -19,10 +19,10 @@ fn check<const D: usize, const K: usize, const C: usize, const S: usize, const S
 #[test]
 fn check_value_at_several_widths() {
     let f = [b"123456789".to_vec()];
-    check::<8, 1, 32, 0, 1>(CrcKind::Crc32c, &f, &Traffic::full_rate());
-    check::<32, 4, 32, 2, 3>(CrcKind::Crc32c, &f, &Traffic::full_rate());
-    check::<64, 8, 32, 3, 4>(CrcKind::Crc32c, &f, &Traffic::full_rate());
-    check::<512, 64, 32, 6, 7>(CrcKind::Crc32c, &f, &Traffic::full_rate());
+    check::<8, 1, 32, 0, 1, 1>(CrcKind::Crc32c, &f, &Traffic::full_rate());
+    check::<32, 4, 32, 2, 3, 1>(CrcKind::Crc32c, &f, &Traffic::full_rate());
+    check::<64, 8, 32, 3, 4, 1>(CrcKind::Crc32c, &f, &Traffic::full_rate());
+    check::<512, 64, 32, 6, 7, 8>(CrcKind::Crc32c, &f, &Traffic::full_rate());
     assert_eq!(CrcKind::Crc32c.checksum(b"123456789"), 0xE306_9283);
 }
 
@@ -31,11 +31,11 @@ fn every_tkeep_value_back_to_back_and_over_the_traffic_grid() {
     // Lengths 1..=17: every last-beat octet count after 0, 1 and 2 full beats, back to back.
     let mut rng = rand::rngs::StdRng::seed_from_u64(8);
     let frames: Vec<Vec<u8>> = (1..=17).map(|n| random_frames(&mut rng, 1, n, n).remove(0)).collect();
-    check::<64, 8, 32, 3, 4>(CrcKind::Crc32c, &frames, &Traffic::full_rate());
+    check::<64, 8, 32, 3, 4, 1>(CrcKind::Crc32c, &frames, &Traffic::full_rate());
     for (i, t) in traffic_grid(3).iter().enumerate() {
         let frames = random_frames(&mut rng, 20, 1, 100);
-        check::<64, 8, 32, 3, 4>(CrcKind::Crc32c, &frames, t);
-        check::<32, 4, 32, 2, 3>(CrcKind::Crc32c, &frames, &traffic_grid(i as u64)[3]);
+        check::<64, 8, 32, 3, 4, 1>(CrcKind::Crc32c, &frames, t);
+        check::<32, 4, 32, 2, 3, 1>(CrcKind::Crc32c, &frames, &traffic_grid(i as u64)[3]);
     }
 }
 
@@ -43,7 +43,7 @@ fn every_tkeep_value_back_to_back_and_over_the_traffic_grid() {
 /// of what came before), then a normal frame.
 #[test]
 fn null_last_beat() {
-    let mut m = hdl_model::<64, 8, 32, 3, 4>(CrcKind::Crc32c).unwrap();
+    let mut m = hdl_model::<64, 8, 32, 3, 4, 1>(CrcKind::Crc32c).unwrap();
     let p = |n: &str| m.port_id(n).unwrap();
     let (data, keep, valid, last, crc, crc_valid) =
         (p("s_tdata"), p("s_tkeep"), p("s_tvalid"), p("s_tlast"), p("crc"), p("crc_valid"));
@@ -77,8 +77,8 @@ fn null_last_beat() {
 #[test]
 fn other_catalogue_crcs() {
     let f = [b"123456789".to_vec(), vec![0u8; 5], b"x".to_vec()];
-    check::<64, 8, 32, 3, 4>(CrcKind::Crc32, &f, &Traffic::full_rate());
-    check::<8, 1, 8, 0, 1>(CrcKind::Crc8Smbus, &f, &Traffic::full_rate());
-    check::<16, 2, 16, 1, 2>(CrcKind::Crc16Mcrf4xx, &f, &Traffic::full_rate());
-    check::<8, 1, 16, 0, 1>(CrcKind::Crc16Mcrf4xx, &f, &Traffic::full_rate());
+    check::<64, 8, 32, 3, 4, 1>(CrcKind::Crc32, &f, &Traffic::full_rate());
+    check::<8, 1, 8, 0, 1, 1>(CrcKind::Crc8Smbus, &f, &Traffic::full_rate());
+    check::<16, 2, 16, 1, 2, 1>(CrcKind::Crc16Mcrf4xx, &f, &Traffic::full_rate());
+    check::<8, 1, 16, 0, 1, 1>(CrcKind::Crc16Mcrf4xx, &f, &Traffic::full_rate());
 }

@@ -1,0 +1,101 @@
+//! The logic-depth guard: every shipped block's longest register-to-register path in LUT4
+//! cells (`tools::lut4_depth`: Yosys `abc -lut 4` and `ltp`, seconds, no place and route) stays
+//! within its budget, so a later change cannot silently undo the pipelining that makes a block
+//! close timing. Fails (does not skip) without Yosys.
+//!
+//! The budget is what the block's clock allows on an ECP5 speed grade 8 (docs/PERFORMANCE.md,
+//! "Logic depth and Fmax"): about 5 levels at 156.25 MHz, 3–4 where the goal is 250 MHz. A
+//! block not yet pipelined (issues 26 and 27 list them) has its depth of today as a ceiling
+//! instead, so it cannot get worse while it waits; lower its entry when it is pipelined.
+
+use offload_hdl::registry::catalogue;
+use offload_hdl::tools;
+
+/// (entry, LUT4 levels allowed, why that number).
+const BUDGETS: &[(&str, usize, &str)] = &[
+    ("crc32c_w1", 3, "CRC-32C engine, 250 MHz goal"),
+    ("crc32c_w2", 3, "CRC-32C engine, 250 MHz goal"),
+    ("crc32c_w4", 3, "CRC-32C engine, 250 MHz goal"),
+    ("crc32c_w8", 3, "CRC-32C engine, 250 MHz goal"),
+    ("crc32c_w16", 4, "CRC-32C engine, 156.25 MHz"),
+    ("crc32c_w32", 5, "CRC-32C engine, 156.25 MHz"),
+    ("crc32c_w64", 5, "CRC-32C engine, 156.25 MHz goal at W = 64"),
+    ("crc32_w8", 4, "CRC-32 engine (Fibre Channel), 156.25 MHz"),
+    ("crc8_w1", 2, "CRC-8/SMBUS engine"),
+    ("crc16_w1", 2, "CRC-16/MCRF4XX engine"),
+    ("mpa_tx_w4", 11, "ceiling: MPA TX lane assembly not yet pipelined (issue 26)"),
+    ("mpa_tx_w8", 13, "ceiling: MPA TX lane assembly not yet pipelined (issue 26)"),
+    ("mpa_rx_w8", 21, "ceiling: MPA RX not yet pipelined (issue 26)"),
+    ("mctp_tx_w1", 19, "ceiling: MCTP TX not yet pipelined (issue 27)"),
+    ("mctp_tx_w4", 24, "ceiling: MCTP TX not yet pipelined (issue 27)"),
+    ("mctp_tx_w8", 22, "ceiling: MCTP TX not yet pipelined (issue 27)"),
+    ("mctp_rx_w1", 22, "ceiling: MCTP RX not yet pipelined (issue 27)"),
+    ("mctp_rx_w4", 21, "ceiling: MCTP RX not yet pipelined (issue 27)"),
+    ("regs_w4", 11, "ceiling: register read multiplexer not yet registered (issue 27)"),
+];
+
+/// Entries the guard leaves to `offload synth --depth`, each for its Yosys time on two cores:
+/// the W = 64 MPA blocks (tens of minutes of synthesis), MCTP RX at W = 8 (its `ltp` takes
+/// over eight minutes), and the tops and the board core, which are the blocks above plus a
+/// register block.
+fn out_of_ci(name: &str) -> bool {
+    name == "mpa_tx_w64" || name == "mpa_rx_w64" || name == "mctp_rx_w8" || name.starts_with("top_") || name.starts_with("board_")
+}
+
+fn check(filter: impl Fn(&str) -> bool) {
+    assert!(tools::which("yosys").is_some(), "`yosys` is not installed: run scripts/install-deps");
+    let mut over = Vec::new();
+    let mut checked = 0;
+    for e in catalogue().into_iter().filter(|e| filter(&e.name) && !out_of_ci(&e.name)) {
+        let (_, budget, why) = BUDGETS
+            .iter()
+            .find(|b| b.0 == e.name)
+            .unwrap_or_else(|| panic!("{}: no depth budget in hdl/tests/logic_depth.rs", e.name));
+        let depth = tools::lut4_depth(&e.shipped_verilog(), &e.module_name()).unwrap_or_else(|err| panic!("{}: {err}", e.name));
+        eprintln!("{}: {depth} LUT4 levels (budget {budget}: {why})", e.name);
+        if depth > *budget {
+            over.push(format!("{}: {depth} LUT4 levels > {budget} ({why})", e.name));
+        }
+        checked += 1;
+    }
+    assert!(checked > 0, "no entry checked");
+    assert!(over.is_empty(), "logic depth over budget:\n{}", over.join("\n"));
+}
+
+#[test]
+fn every_shipped_block_has_a_budget() {
+    for e in catalogue() {
+        assert!(
+            out_of_ci(&e.name) || BUDGETS.iter().any(|b| b.0 == e.name),
+            "{}: add a depth budget to hdl/tests/logic_depth.rs",
+            e.name
+        );
+    }
+}
+
+// One test per block family, so the test harness runs them side by side.
+#[test]
+fn crc_engines_within_budget() {
+    check(|n| n.starts_with("crc"));
+}
+
+#[test]
+fn mpa_blocks_within_budget() {
+    check(|n| n.starts_with("mpa_"));
+}
+
+#[test]
+fn mctp_blocks_and_registers_within_budget() {
+    check(|n| n.starts_with("mctp_") || n.starts_with("regs_"));
+}
+
+/// The guard must see a deep path where there is one, or it proves nothing.
+#[test]
+fn depth_of_a_known_chain() {
+    // A 64-bit adder between registers: its carry ripples through tens of LUT4 levels.
+    let v = "module top(input wire clock, input wire [63:0] a, input wire [63:0] b, output reg [63:0] q);\n\
+             reg [63:0] ar, br;\n\
+             always @(posedge clock) begin ar <= a; br <= b; q <= ar + br; end\nendmodule\n";
+    let d = tools::lut4_depth(v, "top").unwrap();
+    assert!(d >= 16, "a 64-bit ripple adder measured {d} LUT4 levels");
+}
