@@ -5,6 +5,7 @@
 use offload_driver::mctp::stack::control::{cc, cmd, Assignment, Request, Response, VERSION_1_3_1};
 use offload_driver::mctp::stack::control_endpoint::*;
 use offload_driver::mctp::stack::nvme_mi::*;
+use offload_driver::mctp::stack::nvme_mi_responder::*;
 use offload_driver::mctp::stack::*;
 use offload_driver::offload::{Offload, OffloadError};
 use offload_driver::{crc::CrcKind, SoftwareOffload};

@@ -24,7 +24,7 @@ use clap::Args;
 use offload_driver::mctp::stack::control_endpoint::{
     BusOwner, ControlClient, ControlResponder, ResponderConfig, ServiceHandle,
 };
-use offload_driver::mctp::stack::nvme_mi::{NvmeMiResponder, SubsystemModel};
+use offload_driver::mctp::stack::nvme_mi_responder::{NvmeMiResponder, SubsystemModel};
 use offload_driver::mctp::stack::*;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
