@@ -371,3 +371,270 @@ impl NvmeMiResponder {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nvme::admin::AdminCommand;
+    use crate::nvme::identify::cns;
+    use crate::nvme::log_page::lid;
+    use crate::nvme::subsystem::Namespace;
+    use crate::nvme::NSID_ALL;
+
+    fn responder() -> NvmeMiResponder {
+        NvmeMiResponder::new(SubsystemModel {
+            ports: 2,
+            mtu: 251,
+            nvm: Subsystem::new(
+                2,
+                vec![
+                    Namespace::with_size(1, 1 << 30, 512).unwrap(),
+                    Namespace::with_size(2, 1 << 24, 4096).unwrap(),
+                ],
+            ),
+            ..Default::default()
+        })
+    }
+
+    fn mi(r: &mut NvmeMiResponder, opcode: u8, dword0: u32, dword1: u32) -> MiResponse {
+        let req = MiRequest {
+            opcode,
+            dword0,
+            dword1,
+            data: vec![],
+        };
+        let out = r.handle(&req.encode().unwrap());
+        assert_eq!(out.len(), 1);
+        MiResponse::decode(&out[0]).unwrap()
+    }
+
+    fn admin(r: &mut NvmeMiResponder, req: &AdminRequest) -> AdminResponse {
+        let out = r.handle(&req.encode(false).unwrap());
+        assert_eq!(out.len(), 1);
+        AdminResponse::decode(&out[0]).unwrap()
+    }
+
+    fn pel_of(resp: &MiResponse) -> (u8, u16) {
+        let p = resp.parameter_error_location().expect("Invalid Parameter");
+        (p.bit, p.byte)
+    }
+
+    #[test]
+    fn admin_commands_echo_nmimt_and_slot() {
+        let mut r = responder();
+        let m = AdminRequest::new(1, AdminCommand::identify(cns::CONTROLLER, 0, 0), 0, 4096)
+            .encode(true)
+            .unwrap();
+        let out = r.handle(&m);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].len(), 4 + 16 + 4096 + 4, "within the 4224-octet limit");
+        assert_eq!(&out[0][..4], &[0x84, 0x91, 0, 0], "response, NMIMT 2, slot 1");
+        let a = AdminResponse::decode(&out[0]).unwrap();
+        assert_eq!((a.status, a.cdw3), (0, 0));
+        assert_eq!(&a.data[78..80], &[1, 0]);
+        assert_eq!(&a.data[4..19], b"OFFLOAD-MI-0001");
+    }
+
+    #[test]
+    fn one_model_behind_every_command() {
+        let mut r = responder();
+        r.subsystem().lock().unwrap().update_health(|h| {
+            h.temperature_c = 52;
+            h.percent_used = 17;
+        });
+        let smart = admin(
+            &mut r,
+            &AdminRequest::new(
+                0,
+                AdminCommand::get_log_page(lid::SMART_HEALTH, NSID_ALL, 0, 512),
+                0,
+                512,
+            ),
+        );
+        assert_eq!(u16::from_le_bytes([smart.data[1], smart.data[2]]), 325);
+        assert_eq!(smart.data[5], 17);
+        let shs = mi(&mut r, opcode::SUBSYSTEM_HEALTH_STATUS_POLL, 0, 0);
+        assert_eq!((shs.data[2], shs.data[3]), (52, 17));
+        assert_eq!(
+            u16::from_le_bytes([shs.data[4], shs.data[5]]),
+            change::CTEMP | change::PDLU
+        );
+        // Clear Status: reported once, then clear.
+        mi(&mut r, opcode::SUBSYSTEM_HEALTH_STATUS_POLL, 0, 1 << 31);
+        let shs = mi(&mut r, opcode::SUBSYSTEM_HEALTH_STATUS_POLL, 0, 0);
+        assert_eq!(&shs.data[4..6], &[0, 0]);
+        let ch = mi(&mut r, opcode::CONTROLLER_HEALTH_STATUS_POLL, (1 << 31) | (1 << 16), 0);
+        assert_eq!(ch.nmresp[0], 2);
+        assert_eq!(&ch.data[4..7], &[0x45, 0x01, 17], "325 K, 17 %");
+        // Identify's namespace count and list agree with Controller List and the namespaces.
+        let list = mi(&mut r, opcode::READ_DATA_STRUCTURE, 2 << 24, 0);
+        assert_eq!(list.data, [2, 0, 0, 0, 1, 0]);
+        let ns = admin(
+            &mut r,
+            &AdminRequest::new(0, AdminCommand::identify(cns::ACTIVE_NAMESPACE_LIST, 0, 0), 0, 8),
+        );
+        assert_eq!(ns.data, [1, 0, 0, 0, 2, 0, 0, 0]);
+    }
+
+    #[test]
+    fn controller_information_and_health_poll_selection() {
+        let mut r = responder();
+        let ci = mi(&mut r, opcode::READ_DATA_STRUCTURE, (3 << 24) | 1, 0);
+        assert_eq!((ci.status, ci.response_data_length(), ci.data.len()), (0, 32, 32));
+        assert_eq!(ci.data[6], 1, "PCIe function of controller 1");
+        let bad = mi(&mut r, opcode::READ_DATA_STRUCTURE, (3 << 24) | 9, 0);
+        assert_eq!(pel_of(&bad), (0, offset::DWORD0));
+        let bad = mi(&mut r, opcode::READ_DATA_STRUCTURE, 7 << 24, 0);
+        assert_eq!(pel_of(&bad), (0, offset::DWORD0 + 3));
+        let bad = mi(&mut r, opcode::READ_DATA_STRUCTURE, (1 << 24) | (2 << 16), 0);
+        assert_eq!(pel_of(&bad), (0, offset::DWORD0 + 2));
+
+        // No change yet: nothing to report unless Report All.
+        let none = mi(&mut r, opcode::CONTROLLER_HEALTH_STATUS_POLL, 0, u32::from(change::ALL));
+        assert_eq!((none.nmresp[0], none.data.len()), (0, 0));
+        r.subsystem().lock().unwrap().update_health(|h| h.available_spare = 50);
+        // Only the SPARE filter bit selects; start at controller 1; Clear Changed Flags.
+        let ctemp_only = mi(&mut r, opcode::CONTROLLER_HEALTH_STATUS_POLL, 0, u32::from(change::CTEMP));
+        assert_eq!(ctemp_only.nmresp[0], 0);
+        let got = mi(
+            &mut r,
+            opcode::CONTROLLER_HEALTH_STATUS_POLL,
+            1,
+            u32::from(change::SPARE) | (1 << 31),
+        );
+        assert_eq!((got.nmresp[0], &got.data[..2], got.data[7]), (1, &[1u8, 0][..], 50));
+        let again = mi(&mut r, opcode::CONTROLLER_HEALTH_STATUS_POLL, 0, u32::from(change::SPARE));
+        assert_eq!((again.nmresp[0], &again.data[..2]), (1, &[0u8, 0][..]), "0 not cleared");
+        // At most MAXRENT + 1 entries.
+        let one = mi(&mut r, opcode::CONTROLLER_HEALTH_STATUS_POLL, 1 << 31, 0);
+        assert_eq!(one.nmresp[0], 1);
+    }
+
+    #[test]
+    fn configuration_set_changes_get_and_checks_its_fields() {
+        let mut r = responder();
+        let tu = |r: &mut NvmeMiResponder, port: u32| {
+            mi(r, opcode::CONFIGURATION_GET, (port << 24) | 3, 0).nmresp
+        };
+        // The baseline until raised, though the port supports 251.
+        assert_eq!(tu(&mut r, 0), [64, 0, 0]);
+        let pi = mi(&mut r, opcode::READ_DATA_STRUCTURE, 1 << 24, 0);
+        assert_eq!(&pi.data[2..4], &[251, 0]);
+        assert_eq!(&pi.data[8..12], &[0x53, 2, 0x1D, 2], "addresses, 400 kHz max");
+        assert_eq!(mi(&mut r, opcode::CONFIGURATION_SET, (1 << 24) | 3, 200).status, 0);
+        assert_eq!((tu(&mut r, 1), tu(&mut r, 0)), ([200, 0, 0], [64, 0, 0]));
+        for v in [63, 252, 0x1_0040] {
+            let e = mi(&mut r, opcode::CONFIGURATION_SET, 3, v);
+            assert_eq!(pel_of(&e), (0, offset::DWORD1), "TU {v}");
+        }
+        let e = mi(&mut r, opcode::CONFIGURATION_SET, (5 << 24) | 3, 100);
+        assert_eq!(pel_of(&e), (0, offset::DWORD0 + 3));
+        // SMBus frequency: 400 kHz is supported, 1 MHz is not.
+        assert_eq!(mi(&mut r, opcode::CONFIGURATION_SET, (2 << 8) | 1, 0).status, 0);
+        assert_eq!(mi(&mut r, opcode::CONFIGURATION_GET, 1, 0).nmresp, [2, 0, 0]);
+        let e = mi(&mut r, opcode::CONFIGURATION_SET, (3 << 8) | 1, 0);
+        assert_eq!(pel_of(&e), (0, offset::DWORD0 + 1));
+        assert_eq!(r.port_config(0).unwrap().smbus_frequency, 2);
+        // Health Status Change clears the CCS flags given in Dword 1.
+        r.subsystem().lock().unwrap().update_health(|h| h.temperature_c = 40);
+        assert_eq!(mi(&mut r, opcode::CONFIGURATION_SET, 2, u32::from(change::CTEMP)).status, 0);
+        assert_eq!(r.subsystem().lock().unwrap().ccs(), 0);
+        let e = mi(&mut r, opcode::CONFIGURATION_SET, 0x44, 0);
+        assert_eq!(pel_of(&e), (0, offset::DWORD0));
+    }
+
+    #[test]
+    fn more_processing_required_carries_mprt() {
+        let mut r = NvmeMiResponder::new(SubsystemModel {
+            in_progress_first: true,
+            mprt_100ms: 3,
+            ..Default::default()
+        });
+        let out = r.handle(
+            &MiRequest {
+                opcode: opcode::SUBSYSTEM_HEALTH_STATUS_POLL,
+                dword0: 0,
+                dword1: 0,
+                data: vec![],
+            }
+            .encode()
+            .unwrap(),
+        );
+        assert_eq!(out.len(), 2);
+        assert_eq!(&out[0][..8], &[0x84, 0x88, 0, 0, 1, 0, 3, 0]);
+        let first = MiResponse::decode(&out[0]).unwrap();
+        assert_eq!(first.mprt(), Some(std::time::Duration::from_millis(300)));
+        assert_eq!(MiResponse::decode(&out[1]).unwrap().status, 0);
+    }
+
+    /// Malformed requests get the right status and change nothing: the model, the port
+    /// configuration and the answers to good requests are the same afterwards.
+    #[test]
+    fn malformed_requests_answered_and_nothing_disturbed() {
+        let mut r = responder();
+        let snapshot = |r: &mut NvmeMiResponder| {
+            let model = r.subsystem().lock().unwrap().clone();
+            let id = admin(
+                r,
+                &AdminRequest::new(0, AdminCommand::identify(cns::CONTROLLER, 0, 0), 0, 4096),
+            );
+            (
+                model,
+                r.ports.clone(),
+                mi(r, opcode::SUBSYSTEM_HEALTH_STATUS_POLL, 0, 0),
+                mi(r, opcode::CONFIGURATION_GET, 3, 0),
+                id,
+            )
+        };
+        let before = snapshot(&mut r);
+        let hdr = |nmimt: Nmimt| NvmeMiHeader::request(nmimt);
+        let answer = |r: &mut NvmeMiResponder, m: &[u8]| -> Vec<Vec<u8>> { r.handle(m) };
+
+        // Short MI and Admin requests: Invalid Command Size, each with its NMIMT.
+        let out = answer(&mut r, &nvme_mi::encode_oob(&hdr(Nmimt::MiCommand), &[1, 0, 0]).unwrap());
+        assert_eq!(&out[0][..5], &[0x84, 0x88, 0, 0, status::INVALID_COMMAND_SIZE]);
+        let out = answer(
+            &mut r,
+            &nvme_mi::encode_oob(&hdr(Nmimt::NvmeAdminCommand), &[6; 40]).unwrap(),
+        );
+        assert_eq!(&out[0][..5], &[0x84, 0x90, 0, 0, status::INVALID_COMMAND_SIZE]);
+        // Bad MIC: no answer at all.
+        let mut bad = AdminRequest::new(0, AdminCommand::identify(1, 0, 0), 0, 4096)
+            .encode(false)
+            .unwrap();
+        *bad.last_mut().unwrap() ^= 0x80;
+        assert!(answer(&mut r, &bad).is_empty());
+        // Over 4224 octets: no answer.
+        let long = vec![0u8; 4225];
+        assert!(answer(&mut r, &long).is_empty());
+        // A response is not answered.
+        let resp = MiResponse::error(0).encode(false).unwrap();
+        assert!(answer(&mut r, &resp).is_empty());
+        // Unknown MI opcode; a PCIe command (not served): Invalid Command Opcode, NMIMT echoed.
+        assert_eq!(mi(&mut r, 0x77, 0, 0).status, status::INVALID_OPCODE);
+        let out = answer(&mut r, &nvme_mi::encode_oob(&hdr(Nmimt::PcieCommand), &[0; 12]).unwrap());
+        assert_eq!(&out[0][..5], &[0x84, 0xA0, 0, 0, status::INVALID_OPCODE]);
+        // MEB on a Control Primitive: Invalid Parameter at octet 2 bit 0.
+        let mut m = vec![0x84, 0x00, 0x01, 0x00, 0, 0, 0, 0];
+        nvme_mi::append_mic(&mut m);
+        let out = answer(&mut r, &m);
+        assert_eq!(&out[0][..8], &[0x84, 0x80, 0, 0, status::INVALID_PARAMETER, 0, 2, 0]);
+        // MEB on a command (no ME Buffer here).
+        let h = NvmeMiHeader { meb: true, ..hdr(Nmimt::NvmeAdminCommand) };
+        let out = answer(&mut r, &nvme_mi::encode_oob(&h, &[0; 64]).unwrap());
+        assert_eq!(&out[0][4..8], &[status::INVALID_PARAMETER, 0, 2, 0]);
+        // Bad data offset, bad controller, bad NSID (the controller's error, in the CQE).
+        let a = admin(&mut r, &AdminRequest::new(0, AdminCommand::identify(1, 0, 0), 4098, 4));
+        assert_eq!((a.status, a.nmresp), (status::INVALID_PARAMETER, [0, 28, 0]));
+        let a = admin(&mut r, &AdminRequest::new(9, AdminCommand::identify(1, 0, 0), 0, 4096));
+        assert_eq!((a.status, a.nmresp), (status::INVALID_PARAMETER, [0, 6, 0]));
+        assert_eq!(snapshot(&mut r), before, "MI-level errors change nothing");
+
+        let a = admin(&mut r, &AdminRequest::new(0, AdminCommand::identify(0, 0, 77), 0, 4096));
+        assert_eq!((a.status, a.nvme_status().field()), (0, 0x400B));
+        let mut after = snapshot(&mut r);
+        assert_eq!(after.0.error_log.len(), 1, "the controller logs its own error");
+        after.0.error_log.clear();
+        assert_eq!(after, before, "and nothing else");
+    }
+}
