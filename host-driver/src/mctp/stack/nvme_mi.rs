@@ -233,6 +233,25 @@ impl NvmeMiClient {
         }
     }
 
+    /// Sends a whole request message (header, data, MIC) of any NVMe-MI type and returns
+    /// the final response message: MIC-checked, a response of the request's NMIMT; More
+    /// Processing Required responses (8 octets and the MIC, status 01h) are waited past.
+    pub fn transact(&self, eid: u8, msg: &[u8]) -> Result<Reply<Vec<u8>>, NvmeMiClientError> {
+        let req = NvmeMiHeader::decode(msg)?;
+        self.exchange(
+            eid,
+            msg,
+            |m| {
+                let (h, _) = nvme_mi::decode_oob(m).ok()?;
+                (h.response && h.nmimt == req.nmimt).then(|| m.to_vec())
+            },
+            |m: &Vec<u8>| {
+                (m.len() == 8 + nvme_mi::MIC_LEN && m[4] == status::MORE_PROCESSING_REQUIRED)
+                    .then(|| nvme_mi::mprt_of_nmresp([m[5], m[6], m[7]]))
+            },
+        )
+    }
+
     /// Sends one MI command to `eid` and waits for its final response.
     pub fn command(&self, eid: u8, req: &MiRequest) -> Result<MiReply, NvmeMiClientError> {
         self.exchange(
