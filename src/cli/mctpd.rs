@@ -20,6 +20,8 @@
 //! message with its MIC; answered `rx in-progress N HEX` with the final response after any More
 //! Processing Required ones) and `nvme-mi set KEY VALUE` (a health value of the model:
 //! temperature, spare, percent-used, power-on-hours, media-errors, critical-warning).
+//! `socket` and `socket-ops ID` turn the connection into an AF_MCTP socket (see
+//! `mctp_socket_service.rs`).
 
 use super::mctp::{from_hex, parse_u8, to_hex};
 use anyhow::{anyhow, bail, Context};
@@ -500,6 +502,17 @@ fn serve(ep: &Endpoint, nvm: Option<&SharedSubsystem>, conn: UnixStream) -> std:
     let mut line = String::new();
     BufReader::new(conn.try_clone()?).read_line(&mut line)?;
     let mut out = conn;
+    let words: Vec<&str> = line.split_whitespace().collect();
+    match words.as_slice() {
+        ["socket"] => return super::mctp_socket_service::serve_data(ep, out),
+        ["socket-ops", id] => {
+            return match id.parse() {
+                Ok(id) => super::mctp_socket_service::serve_ops(id, out),
+                Err(_) => writeln!(out, "error: bad socket id"),
+            }
+        }
+        _ => {}
+    }
     match handle(ep, nvm, line.trim()) {
         Ok(lines) => {
             for l in lines {

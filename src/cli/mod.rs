@@ -8,6 +8,7 @@ mod fc;
 mod hw;
 mod io;
 mod mctp;
+mod mctp_socket_service;
 mod mctpd;
 mod mpa;
 mod nvme_mi;
