@@ -63,10 +63,10 @@ fn ok(r: (Output, Duration)) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-#[test]
-fn nvme_cli_through_the_preload_library() {
+/// A fresh directory with the preload library built in it.
+fn preload_lib(name: &str) -> (PathBuf, PathBuf) {
     let dir: PathBuf =
-        std::env::temp_dir().join(format!("offload-nvme-cli-{}", std::process::id()));
+        std::env::temp_dir().join(format!("offload-nvme-cli-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let lib = dir.join("liboffload-mctp-preload.so");
@@ -79,7 +79,12 @@ fn nvme_cli_through_the_preload_library() {
         .status()
         .expect("running cc");
     assert!(st.success(), "building {src}");
+    (dir, lib)
+}
 
+#[test]
+fn nvme_cli_through_the_preload_library() {
+    let (dir, lib) = preload_lib("nvme");
     let (ca, cb) = (dir.join("a.sock"), dir.join("b.sock"));
     let a = spawn(&["--link", "pty", "--eid", "8", "--control", ca.to_str().unwrap()]);
     let pty = a
@@ -159,5 +164,75 @@ fn nvme_cli_through_the_preload_library() {
     // That failure is the newest Error Information entry nvme-cli reads back.
     let log = ok(nvme(&lib, &ca, &["error-log", "mctp:1,9", "-e", "1"]));
     assert!(log.contains("error_count\t: 1\n") && log.contains("nsid\t\t: 0x7\n"), "{log}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A small C program on libnvme-mi's API (tests/libnvme/mi_client.c): MI data structures,
+/// health poll with More Processing Required first, Configuration Get/Set and their errors,
+/// Admin commands; each call's return value and what it read.
+#[test]
+fn libnvme_mi_program_through_the_preload_library() {
+    let (dir, lib) = preload_lib("libnvme-mi");
+    let bin = dir.join("mi_client");
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/libnvme/mi_client.c");
+    let st = Command::new("cc")
+        .args(["-O1", "-Wall", "-o"])
+        .arg(&bin)
+        .arg(src)
+        .arg("-lnvme-mi")
+        .status()
+        .expect("running cc");
+    assert!(st.success(), "building {src} (libnvme-dev: scripts/install-deps)");
+    let (ca, cb) = (dir.join("a.sock"), dir.join("b.sock"));
+    let a = spawn(&["--link", "pty", "--eid", "8", "--control", ca.to_str().unwrap()]);
+    let pty = a
+        .banner
+        .split("(pty ")
+        .nth(1)
+        .and_then(|s| s.split(')').next())
+        .unwrap()
+        .to_string();
+    let _b = spawn(&[
+        "--link",
+        &format!("serial:{pty}"),
+        "--eid",
+        "9",
+        "--nvme-mi",
+        "--in-progress",
+        "--controllers",
+        "2",
+        "--temperature",
+        "41",
+        "--control",
+        cb.to_str().unwrap(),
+    ]);
+    let out = Command::new(&bin)
+        .env("LD_PRELOAD", &lib)
+        .env("OFFLOAD_MCTPD_CONTROL", &ca)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "\
+subsys 0 nump 0 mjr 1 mnr 2
+port 0 portt 2 mmctptus 64 mme_addr 0x1d mme_freq 2
+ctrl-list 0 num 2
+ctrl-info 0 pri 1 vid 0x1b36
+ctrl-info-9 0x4
+health 0 ctemp 41 pdlu 3 sw 0xff ccs 0
+smbus 0 freq 1
+set-smbus 0
+smbus 0 freq 2
+set-smbus-1mhz 0x4
+mtu 0 64
+set-mtu-100 0x4
+set-hsc 0
+id-ctrl 0 cntlid 1 nn 1 mn offload NVMe-MI model
+smart 0 temp 314
+features 0 result 0x3f003f
+"
+    );
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }

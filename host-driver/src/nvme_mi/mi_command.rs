@@ -106,7 +106,8 @@ pub fn port_information(p: &SmbusPort) -> Vec<u8> {
     d
 }
 
-/// Controller List (Figure 104): number of identifiers, then identifiers ≥ `from`.
+/// Controller List (Figure 104): number of identifiers, then identifiers ≥ `from`, padded
+/// with zeros to a whole dword (NVMe-MI messages are dword multiples; libnvme rejects others).
 pub fn controller_list(s: &Subsystem, from: u16) -> Vec<u8> {
     let mut ids: Vec<u16> = s.controllers.iter().map(|c| c.id).filter(|&i| i >= from).collect();
     ids.sort_unstable();
@@ -116,6 +117,7 @@ pub fn controller_list(s: &Subsystem, from: u16) -> Vec<u8> {
     for i in ids {
         d.extend_from_slice(&i.to_le_bytes());
     }
+    d.resize(d.len().next_multiple_of(4), 0);
     d
 }
 
@@ -186,7 +188,8 @@ mod tests {
         });
         assert_eq!(&p[..4], &[2, 0, 251, 0]);
         assert_eq!(&p[8..12], &[0x53, 2, 0x1D, 2]);
-        assert_eq!(controller_list(&s, 1), [2, 0, 1, 0, 2, 0]);
+        assert_eq!(controller_list(&s, 1), [2, 0, 1, 0, 2, 0, 0, 0]);
+        assert_eq!(controller_list(&s, 2), [1, 0, 2, 0]);
         let c = controller_information(&s, &s.controllers[2]);
         assert_eq!(&c[5..10], &[1, 2, 0, 0x36, 0x1B]);
         s.update_health(|h| {

@@ -468,7 +468,7 @@ mod tests {
         assert_eq!(&ch.data[4..7], &[0x45, 0x01, 17], "325 K, 17 %");
         // Identify's namespace count and list agree with Controller List and the namespaces.
         let list = mi(&mut r, opcode::READ_DATA_STRUCTURE, 2 << 24, 0);
-        assert_eq!(list.data, [2, 0, 0, 0, 1, 0]);
+        assert_eq!(list.data, [2, 0, 0, 0, 1, 0, 0, 0], "padded to a dword");
         let ns = admin(
             &mut r,
             &AdminRequest::new(0, AdminCommand::identify(cns::ACTIVE_NAMESPACE_LIST, 0, 0), 0, 8),
