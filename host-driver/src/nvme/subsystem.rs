@@ -102,7 +102,7 @@ impl Namespace {
         if lba_size < 512 || !lba_size.is_power_of_two() {
             return Err(NamespaceError::BadLbaSize(lba_size));
         }
-        if nsid == 0 || nsid >= super::NSID_ALL {
+        if !(1..super::NSID_ALL).contains(&nsid) {
             return Err(NamespaceError::BadNsid(nsid));
         }
         let blocks = bytes / u64::from(lba_size);

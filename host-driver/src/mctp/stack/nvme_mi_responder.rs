@@ -11,6 +11,7 @@
 //! - an unknown opcode or a message type it does not serve: Invalid Command Opcode, with the
 //!   request's NMIMT;
 //! - a field out of range: Invalid Parameter with the Parameter Error Location.
+//!
 //! Every response carries the request's NMIMT and command slot.
 
 use super::addr::{SockAddr, ADDR_ANY, NET_ANY, TYPE_NVME_MI};
