@@ -185,7 +185,8 @@ fn two_daemons_over_a_pty_pair() {
         ],
         &ca,
     ));
-    assert_eq!(out, "8488000001000000\n848800000000000030ff250300000000\n");
+    // More Processing Required carries its MPRT (1: 100 ms) in octets 6-7.
+    assert_eq!(out, "8488000001000100\n848800000000000030ff250300000000\n");
 
     // A raw control request through `send`: Get MCTP Version Support for NVMe-MI (type 4).
     assert_eq!(

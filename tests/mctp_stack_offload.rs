@@ -7,7 +7,8 @@
 use offload_driver::mctp::stack::control_endpoint::{
     ControlClient, ControlResponder, ResponderConfig,
 };
-use offload_driver::mctp::stack::nvme_mi::{NvmeMiClient, NvmeMiResponder, SubsystemModel};
+use offload_driver::mctp::stack::nvme_mi::NvmeMiClient;
+use offload_driver::mctp::stack::nvme_mi_responder::{NvmeMiResponder, SubsystemModel};
 use offload_driver::mctp::stack::*;
 use offload_driver::mctp::TxRequest;
 use offload_driver::{crc::CrcKind, Offload, OffloadError, SoftwareOffload};

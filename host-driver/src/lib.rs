@@ -10,6 +10,7 @@ pub mod crc;
 pub mod fc;
 pub mod mctp;
 pub mod mpa;
+pub mod nvme;
 pub mod nvme_mi;
 pub mod offload;
 pub mod ok;

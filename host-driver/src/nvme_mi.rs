@@ -14,6 +14,81 @@
 
 use crate::crc::crc32c;
 
+pub mod admin;
+pub mod mi_command;
+
+/// Response Message Status values (NVMe-MI 1.2 Figure 29), common to MI Command and NVMe
+/// Admin Command responses.
+pub mod status {
+    pub const SUCCESS: u8 = 0x00;
+    pub const MORE_PROCESSING_REQUIRED: u8 = 0x01;
+    pub const INTERNAL_ERROR: u8 = 0x02;
+    pub const INVALID_OPCODE: u8 = 0x03;
+    pub const INVALID_PARAMETER: u8 = 0x04;
+    pub const INVALID_COMMAND_SIZE: u8 = 0x05;
+    pub const INVALID_COMMAND_INPUT_DATA_SIZE: u8 = 0x06;
+    pub const ACCESS_DENIED: u8 = 0x07;
+
+    /// The name libnvme's `nvme_mi_status_to_string` gives `s`, which nvme-cli prints.
+    pub fn describe(s: u8) -> &'static str {
+        match s {
+            SUCCESS => "Success",
+            MORE_PROCESSING_REQUIRED => "More Processing Required",
+            INTERNAL_ERROR => "Internal Error",
+            INVALID_OPCODE => "Invalid Command Opcode",
+            INVALID_PARAMETER => "Invalid Parameter",
+            INVALID_COMMAND_SIZE => "Invalid Command Size",
+            INVALID_COMMAND_INPUT_DATA_SIZE => "Invalid Command Input Data Size",
+            ACCESS_DENIED => "Access Denied",
+            _ => "Unknown",
+        }
+    }
+}
+
+/// Where in a request the parameter in error is (NVMe-MI 1.2 Figure 31, "Invalid Parameter
+/// Error Response"): the NVMe Management Response field of the error response holds the bit
+/// (octet 5, bits 2:0) and the octet offset from the start of the message (octets 7:6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ParameterErrorLocation {
+    /// Offset of the octet in error from the start of the request message (octet 0 is the
+    /// message type).
+    pub byte: u16,
+    /// The lowest bit of the field in error within that octet.
+    pub bit: u8,
+}
+
+impl ParameterErrorLocation {
+    pub const fn at(byte: u16, bit: u8) -> Self {
+        ParameterErrorLocation { byte, bit }
+    }
+
+    /// The three NVMe Management Response octets of an Invalid Parameter response.
+    pub fn nmresp(self) -> [u8; 3] {
+        let b = self.byte.to_le_bytes();
+        [self.bit & 0x7, b[0], b[1]]
+    }
+
+    pub fn from_nmresp(n: [u8; 3]) -> Self {
+        ParameterErrorLocation {
+            bit: n[0] & 0x7,
+            byte: u16::from_le_bytes([n[1], n[2]]),
+        }
+    }
+}
+
+/// The NVMe Management Response of a More Processing Required response (NVMe-MI 1.2
+/// Figure 30): octet 5 reserved, octets 7:6 the More Processing Required Time (MPRT), in
+/// units of 100 ms, after which the requester may expect the final response.
+pub fn mprt_nmresp(mprt_100ms: u16) -> [u8; 3] {
+    let b = mprt_100ms.to_le_bytes();
+    [0, b[0], b[1]]
+}
+
+/// The MPRT of a More Processing Required response's NVMe Management Response.
+pub fn mprt_of_nmresp(n: [u8; 3]) -> std::time::Duration {
+    std::time::Duration::from_millis(100 * u64::from(u16::from_le_bytes([n[1], n[2]])))
+}
+
 /// MCTP message type of NVMe-MI (MCTP IDs and Codes, DSP0239).
 pub const MESSAGE_TYPE: u8 = 0x04;
 /// IC bit of octet 0.

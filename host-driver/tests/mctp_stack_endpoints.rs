@@ -5,6 +5,7 @@
 use offload_driver::mctp::stack::control::{cc, cmd, Assignment, Request, Response, VERSION_1_3_1};
 use offload_driver::mctp::stack::control_endpoint::*;
 use offload_driver::mctp::stack::nvme_mi::*;
+use offload_driver::mctp::stack::nvme_mi_responder::*;
 use offload_driver::mctp::stack::*;
 use offload_driver::offload::{Offload, OffloadError};
 use offload_driver::{crc::CrcKind, SoftwareOffload};
@@ -591,4 +592,69 @@ fn set_endpoint_id_operations_and_datagrams() {
             .errno(),
         11
     );
+}
+
+/// NVMe Admin commands over NVMe-MI between two stacks on a serial link at the baseline MTU:
+/// 4 KiB Identify data in 65 packets each way, log pages in windows, features, MI errors as
+/// typed errors; a health value set on the running responder shows in the next answers.
+#[test]
+fn nvme_mi_admin_commands_over_serial() {
+    use offload_driver::nvme::identify::cns;
+    use offload_driver::nvme::log_page::lid;
+    use offload_driver::nvme::subsystem::{Namespace, Subsystem};
+    use offload_driver::nvme::NSID_ALL;
+
+    let (pa, pb) = unix_serial();
+    let (mc, _) = endpoint(pa, Some(8));
+    let (me, _) = endpoint(pb, Some(9));
+    let responder = NvmeMiResponder::new(SubsystemModel {
+        nvm: Subsystem::new(2, vec![Namespace::with_size(1, 1 << 30, 4096).unwrap()]),
+        ..Default::default()
+    });
+    let nvm = responder.subsystem();
+    let _r = responder.spawn(&me).unwrap();
+    let c = NvmeMiClient::new(&mc);
+
+    let id = c.identify(9, 1, cns::CONTROLLER, 0, 0).unwrap();
+    assert_eq!(id.len(), 4096);
+    assert_eq!(&id[24..45], b"offload NVMe-MI model");
+    assert_eq!(&id[78..80], &[1, 0]);
+    let ns = c.identify(9, 0, cns::NAMESPACE, 0, 1).unwrap();
+    assert_eq!(u64::from_le_bytes(ns[..8].try_into().unwrap()), 1 << 18);
+    let ctrls = c.identify(9, 0, cns::CONTROLLER_LIST, 0, 0).unwrap();
+    assert_eq!(&ctrls[..6], &[2, 0, 0, 0, 1, 0]);
+
+    nvm.lock().unwrap().update_health(|h| h.temperature_c = 61);
+    let smart = c.get_log_page(9, 0, lid::SMART_HEALTH, NSID_ALL, 512).unwrap();
+    assert_eq!(u16::from_le_bytes([smart[1], smart[2]]), 334);
+    let shs = c.health_status_poll(9).unwrap().response;
+    assert_eq!(shs.data[2], 61);
+    // A wrong NSID fails, and is the newest of the error log, read in two 4 KiB windows
+    // (LPO 0 and 4096); past the 64-entry (4 KiB) page the data is zero.
+    nvm.lock().unwrap().error_log_entries = 63;
+    assert!(c.identify(9, 0, cns::NAMESPACE, 0, 7).is_err());
+    let err = c.get_log_page(9, 0, lid::ERROR_INFORMATION, 0, 8192).unwrap();
+    assert_eq!(err.len(), 8192);
+    assert_eq!((&err[..8], &err[24..28]), (&1u64.to_le_bytes()[..], &7u32.to_le_bytes()[..]));
+    assert!(err[4096..].iter().all(|&b| b == 0));
+
+    assert_eq!(c.get_features(9, 0, 0x04, 0, 0).unwrap(), 343);
+    c.set_features(9, 0, 0x04, 330).unwrap();
+    assert_eq!(c.get_features(9, 1, 0x04, 0, 0).unwrap(), 330);
+    let smart = c.get_log_page(9, 0, lid::SMART_HEALTH, NSID_ALL, 512).unwrap();
+    assert_eq!(smart[0], 2, "61 °C is over the new 57 °C threshold");
+
+    // Wrong controller: the MI status; wrong namespace: the NVMe status.
+    match c.identify(9, 5, cns::CONTROLLER, 0, 0) {
+        Err(NvmeMiClientError::MiStatus { status, nmresp }) => {
+            assert_eq!((status, nmresp), (status::INVALID_PARAMETER, [0, 6, 0]))
+        }
+        other => panic!("{other:?}"),
+    }
+    match c.identify(9, 0, cns::NAMESPACE, 0, 2) {
+        Err(NvmeMiClientError::Nvme(s)) => assert_eq!(s.field(), 0x400B),
+        other => panic!("{other:?}"),
+    }
+    let e = c.identify(9, 0, cns::NAMESPACE, 0, 2).unwrap_err().to_string();
+    assert_eq!(e, "NVMe status: Invalid Namespace or Format(0x400b)");
 }

@@ -44,10 +44,10 @@ pub enum ShowAction {
 pub struct DaemonArgs {
     /// The daemon's control socket.
     #[arg(long)]
-    control: Option<std::path::PathBuf>,
+    pub(crate) control: Option<std::path::PathBuf>,
     /// The daemon's own EID, to find its default control socket.
     #[arg(long, value_parser = parse_u8, conflicts_with = "control")]
-    local: Option<u8>,
+    pub(crate) local: Option<u8>,
 }
 
 #[derive(Args, Debug)]
@@ -162,7 +162,7 @@ pub fn run(c: MctpCommand) -> anyhow::Result<()> {
 
 /// The control socket: `--control`, the default path of `--local`'s daemon, or the only
 /// daemon socket in the default directory.
-fn control_path(d: &DaemonArgs) -> anyhow::Result<std::path::PathBuf> {
+pub(crate) fn control_path(d: &DaemonArgs) -> anyhow::Result<std::path::PathBuf> {
     if let Some(p) = &d.control {
         return Ok(p.clone());
     }

@@ -16,7 +16,12 @@
 //! `offload-mctpd-eid<N>.sock`, or `offload-mctpd-<link>.sock` without `--eid`): one request
 //! line per connection, answered with lines ending in `ok` or `error: …`:
 //! `link show`, `addr show`, `route show`, `ping EID TIMEOUT_MS`,
-//! `send TYPE EID TIMEOUT_MS RESPONSES HEX`.
+//! `send TYPE EID TIMEOUT_MS RESPONSES HEX`, `nvme-mi EID TIMEOUT_MS HEX` (one NVMe-MI request
+//! message with its MIC; answered `rx in-progress N HEX` with the final response after any More
+//! Processing Required ones) and `nvme-mi set KEY VALUE` (a health value of the model:
+//! temperature, spare, percent-used, power-on-hours, media-errors, critical-warning).
+//! `socket` and `socket-ops ID` turn the connection into an AF_MCTP socket (see
+//! `mctp_socket_service.rs`).
 
 use super::mctp::{from_hex, parse_u8, to_hex};
 use anyhow::{anyhow, bail, Context};
@@ -24,7 +29,9 @@ use clap::Args;
 use offload_driver::mctp::stack::control_endpoint::{
     BusOwner, ControlClient, ControlResponder, ResponderConfig, ServiceHandle,
 };
-use offload_driver::mctp::stack::nvme_mi::{NvmeMiResponder, SubsystemModel};
+use offload_driver::mctp::stack::nvme_mi::NvmeMiClient;
+use offload_driver::mctp::stack::nvme_mi_responder::{NvmeMiResponder, SubsystemModel};
+use offload_driver::nvme::subsystem::{Namespace, SharedSubsystem, Subsystem};
 use offload_driver::mctp::stack::*;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
@@ -66,12 +73,116 @@ pub struct MctpdArgs {
     /// NVMe-MI: answer Health Status Poll with More Processing Required first.
     #[arg(long, requires = "nvme_mi")]
     in_progress: bool,
+    /// NVMe-MI: the More Processing Required Time of that response, in 100 ms units.
+    #[arg(long, requires = "in_progress", default_value = "1")]
+    mprt: u16,
+    #[command(flatten)]
+    model: NvmModelArgs,
     /// Answer requests of this message type with the same message.
     #[arg(long = "echo", value_parser = parse_u8)]
     echo: Vec<u8>,
     /// Act as bus owner: give the peer an EID from this pool (`A-B`).
     #[arg(long, value_parser = parse_range)]
     bus_owner: Option<(u8, u8)>,
+}
+
+/// The NVM subsystem behind `--nvme-mi`: controllers, namespaces, health values.
+#[derive(Args, Debug)]
+pub struct NvmModelArgs {
+    /// NVMe-MI: number of controllers (IDs 0..N-1).
+    #[arg(long, default_value = "1", requires = "nvme_mi", value_parser = clap::value_parser!(u16).range(1..=2047))]
+    controllers: u16,
+    /// NVMe-MI: a namespace of SIZE octets (suffix K, M, G, T: powers of 1024), `@LBA` for
+    /// its block size (default 512); NSIDs count from 1 in the order given, after the files.
+    #[arg(long = "namespace", requires = "nvme_mi")]
+    namespaces: Vec<String>,
+    /// NVMe-MI: a namespace the size of FILE (`FILE[@LBA]`).
+    #[arg(long = "namespace-file", requires = "nvme_mi")]
+    namespace_files: Vec<String>,
+    /// NVMe-MI health: composite temperature, °C.
+    #[arg(long, requires = "nvme_mi", allow_hyphen_values = true)]
+    temperature: Option<i16>,
+    /// NVMe-MI health: available spare, percent.
+    #[arg(long, requires = "nvme_mi")]
+    spare: Option<u8>,
+    /// NVMe-MI health: percentage used.
+    #[arg(long, requires = "nvme_mi")]
+    percent_used: Option<u8>,
+    /// NVMe-MI health: power-on hours.
+    #[arg(long, requires = "nvme_mi")]
+    power_on_hours: Option<u64>,
+    /// NVMe-MI: serial number and model number of the controllers.
+    #[arg(long, requires = "nvme_mi")]
+    serial: Option<String>,
+    #[arg(long, requires = "nvme_mi")]
+    model_name: Option<String>,
+}
+
+/// `SIZE[@LBA]` with K/M/G/T suffixes.
+fn parse_size_lba(s: &str) -> anyhow::Result<(u64, u32)> {
+    let (size, lba) = match s.split_once('@') {
+        Some((a, b)) => (a, b.parse().with_context(|| format!("block size in `{s}`"))?),
+        None => (s, 512),
+    };
+    let (digits, shift) = match size.as_bytes().last() {
+        Some(b'K' | b'k') => (&size[..size.len() - 1], 10),
+        Some(b'M' | b'm') => (&size[..size.len() - 1], 20),
+        Some(b'G' | b'g') => (&size[..size.len() - 1], 30),
+        Some(b'T' | b't') => (&size[..size.len() - 1], 40),
+        _ => (size, 0),
+    };
+    let n: u64 = digits.parse().with_context(|| format!("size in `{s}`"))?;
+    let bytes = n
+        .checked_mul(1u64 << shift)
+        .ok_or_else(|| anyhow!("size `{s}` is too large"))?;
+    Ok((bytes, lba))
+}
+
+/// The subsystem the flags describe.
+fn nvm_subsystem(a: &NvmModelArgs) -> anyhow::Result<Subsystem> {
+    let mut namespaces = Vec::new();
+    for f in &a.namespace_files {
+        let (path, lba) = match f.rsplit_once('@') {
+            Some((p, l)) => (p, l.parse().with_context(|| format!("block size in `{f}`"))?),
+            None => (f.as_str(), 512),
+        };
+        let nsid = namespaces.len() as u32 + 1;
+        namespaces.push(Namespace::from_file(nsid, Path::new(path), lba).context("--namespace-file")?);
+    }
+    for n in &a.namespaces {
+        let (bytes, lba) = parse_size_lba(n).context("--namespace")?;
+        let nsid = namespaces.len() as u32 + 1;
+        namespaces.push(Namespace::with_size(nsid, bytes, lba).context("--namespace")?);
+    }
+    if namespaces.is_empty() {
+        namespaces = Subsystem::default().namespaces;
+    }
+    let mut s = Subsystem::new(a.controllers, namespaces);
+    if let Some(v) = &a.serial {
+        s.identity.serial = v.clone();
+    }
+    if let Some(v) = &a.model_name {
+        s.identity.model = v.clone();
+    }
+    let mut h = s.health().clone();
+    if let Some(v) = a.temperature {
+        h.temperature_c = v;
+    }
+    if let Some(v) = a.spare {
+        h.available_spare = v;
+    }
+    if let Some(v) = a.percent_used {
+        h.percent_used = v;
+    }
+    if let Some(v) = a.power_on_hours {
+        h.power_on_hours = v;
+    }
+    s.set_health(h);
+    s.clear_ccs(offload_driver::nvme::subsystem::change::ALL);
+    for c in &mut s.controllers {
+        c.changes = 0;
+    }
+    Ok(s)
 }
 
 pub(crate) fn parse_range(s: &str) -> Result<(u8, u8), String> {
@@ -314,13 +425,20 @@ pub fn run(a: MctpdArgs) -> anyhow::Result<()> {
             .insert(TYPE_NVME_MI, vec![[0xF1, 0xF0, 0xFF, 0x00]]);
     }
     let mut services: Vec<ServiceHandle> = vec![ControlResponder::new(config).spawn(&ep)?];
+    let mut nvm: Option<SharedSubsystem> = None;
     if a.nvme_mi {
         let model = SubsystemModel {
             in_progress_first: a.in_progress,
+            mprt_100ms: a.mprt,
+            // The largest transmission unit the link carries; the one in use starts at the
+            // baseline and moves with Configuration Set.
             mtu: (a.mtu - 4) as u16,
+            nvm: nvm_subsystem(&a.model)?,
             ..Default::default()
         };
-        services.push(NvmeMiResponder::new(model).spawn(&ep)?);
+        let r = NvmeMiResponder::new(model);
+        nvm = Some(r.subsystem());
+        services.push(r.spawn(&ep)?);
     }
     for &t in &a.echo {
         let s = ep.socket();
@@ -370,8 +488,9 @@ pub fn run(a: MctpdArgs) -> anyhow::Result<()> {
     for conn in listener.incoming() {
         let Ok(conn) = conn else { continue };
         let ep = ep.clone();
+        let nvm = nvm.clone();
         std::thread::spawn(move || {
-            let _ = serve(&ep, conn);
+            let _ = serve(&ep, nvm.as_ref(), conn);
         });
     }
     drop(services);
@@ -379,11 +498,22 @@ pub fn run(a: MctpdArgs) -> anyhow::Result<()> {
 }
 
 /// One control connection: a request line, answered.
-fn serve(ep: &Endpoint, conn: UnixStream) -> std::io::Result<()> {
+fn serve(ep: &Endpoint, nvm: Option<&SharedSubsystem>, conn: UnixStream) -> std::io::Result<()> {
     let mut line = String::new();
     BufReader::new(conn.try_clone()?).read_line(&mut line)?;
     let mut out = conn;
-    match handle(ep, line.trim()) {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    match words.as_slice() {
+        ["socket"] => return super::mctp_socket_service::serve_data(ep, out),
+        ["socket-ops", id] => {
+            return match id.parse() {
+                Ok(id) => super::mctp_socket_service::serve_ops(id, out),
+                Err(_) => writeln!(out, "error: bad socket id"),
+            }
+        }
+        _ => {}
+    }
+    match handle(ep, nvm, line.trim()) {
         Ok(lines) => {
             for l in lines {
                 writeln!(out, "{l}")?;
@@ -394,7 +524,42 @@ fn serve(ep: &Endpoint, conn: UnixStream) -> std::io::Result<()> {
     }
 }
 
-fn handle(ep: &Endpoint, req: &str) -> anyhow::Result<Vec<String>> {
+/// `nvme-mi set KEY VALUE`: changes a value of the running NVMe-MI model.
+fn set_model_value(nvm: &SharedSubsystem, key: &str, value: &str) -> anyhow::Result<()> {
+    let mut s = nvm.lock().unwrap_or_else(|e| e.into_inner());
+    match key {
+        "temperature" => {
+            let v: i16 = value.parse()?;
+            s.update_health(|h| h.temperature_c = v)
+        }
+        "spare" => {
+            let v: u8 = value.parse()?;
+            s.update_health(|h| h.available_spare = v)
+        }
+        "percent-used" => {
+            let v: u8 = value.parse()?;
+            s.update_health(|h| h.percent_used = v)
+        }
+        "power-on-hours" => {
+            let v: u64 = value.parse()?;
+            s.update_health(|h| h.power_on_hours = v)
+        }
+        "media-errors" => {
+            let v: u64 = value.parse()?;
+            s.update_health(|h| h.media_errors = v)
+        }
+        "critical-warning" => {
+            let v = parse_u8(value).map_err(|e| anyhow!(e))?;
+            s.update_health(|h| h.warnings = v)
+        }
+        _ => bail!(
+            "unknown NVMe-MI model value `{key}` (temperature, spare, percent-used, power-on-hours, media-errors, critical-warning)"
+        ),
+    }
+    Ok(())
+}
+
+fn handle(ep: &Endpoint, nvm: Option<&SharedSubsystem>, req: &str) -> anyhow::Result<Vec<String>> {
     let words: Vec<&str> = req.split_whitespace().collect();
     let topo = ep.topology();
     let name = |l: LinkId| {
@@ -482,6 +647,18 @@ fn handle(ep: &Endpoint, req: &str) -> anyhow::Result<Vec<String>> {
                 }
             }
             Ok(out)
+        }
+        ["nvme-mi", "set", key, value] => {
+            let nvm = nvm.ok_or_else(|| anyhow!("this daemon serves no NVMe-MI (--nvme-mi)"))?;
+            set_model_value(nvm, key, value)?;
+            Ok(vec![])
+        }
+        ["nvme-mi", eid, timeout, hex] => {
+            let eid = parse_u8(eid).map_err(|e| anyhow!(e))?;
+            let mut c = NvmeMiClient::new(ep);
+            c.timeout = Duration::from_millis(timeout.parse()?);
+            let r = c.transact(eid, &from_hex(hex)?)?;
+            Ok(vec![format!("rx in-progress {} {}", r.in_progress, to_hex(&r.response))])
         }
         _ => bail!("unknown request `{req}`"),
     }

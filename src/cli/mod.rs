@@ -8,8 +8,10 @@ mod fc;
 mod hw;
 mod io;
 mod mctp;
+mod mctp_socket_service;
 mod mctpd;
 mod mpa;
+mod nvme_mi;
 mod records;
 mod tcp_capture;
 
@@ -36,6 +38,9 @@ enum Command {
     Mctp(mctp::MctpCommand),
     /// MCTP endpoint daemon on one link (control protocol, NVMe-MI, echo, bus owner).
     Mctpd(mctpd::MctpdArgs),
+    /// NVMe-MI requester through `offload mctpd`: health, identify, logs, features, config.
+    #[command(subcommand)]
+    NvmeMi(nvme_mi::NvmeMiCommand),
     /// ATA over Ethernet (AoE r11) target and initiator on a Linux interface (raw sockets).
     #[command(subcommand)]
     Aoe(aoe::AoeCommand),
@@ -55,6 +60,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Mpa(c) => mpa::run(c),
         Command::Mctp(c) => mctp::run(c),
         Command::Mctpd(a) => mctpd::run(a),
+        Command::NvmeMi(c) => nvme_mi::run(c),
         Command::Aoe(c) => aoe::run(c),
         Command::Fc(c) => fc::run(c),
         Command::Verilog(a) => hw::verilog(a),

@@ -31,6 +31,7 @@ pub mod endpoint;
 pub mod error;
 pub mod link;
 pub mod nvme_mi;
+pub mod nvme_mi_responder;
 pub mod offload_link;
 pub mod serial_link;
 pub mod smbus_link;

@@ -1,55 +1,25 @@
-//! NVMe-MI over the stack (NVMe-MI §3.2 out-of-band, §5 Management Interface commands): a
-//! requester that sends MI Command messages with the MIC and accepts only MIC-checked
-//! responses, and a small responder (Read NVMe-MI Data Structure, NVM Subsystem Health
-//! Status Poll, Configuration Get) for tests and demos.
+//! NVMe-MI requester over the stack (NVMe-MI 1.2 §3.2 out of band): MI Command messages
+//! (§5) and NVMe Admin Command messages (§6) sent with the MIC; only MIC-checked responses of
+//! the request's type are accepted. The responder is in [`super::nvme_mi_responder`].
 //!
 //! ```text
-//! request data   opcode · reserved(3) · NVMe-MI Dword 0 (LE) · Dword 1 (LE) · request data
-//! response data  status · NVMe Management Response (3 octets) · response data
+//! MI request data     opcode · reserved(3) · NVMe-MI Dword 0 (LE) · Dword 1 (LE) · data
+//! MI response data    status · NVMe Management Response (3 octets) · response data
 //! ```
-//! A responder may first answer "More Processing Required" (status 01h) and the final
-//! response later, with the same tag: the requester keeps waiting, as the kernel's tag rules
-//! allow several responses to one request.
+//! A responder may first answer "More Processing Required" (status 01h, with the time to wait
+//! in MPRT) and the final response later, with the same tag: the requester keeps waiting, as
+//! the kernel's tag rules allow several responses to one request.
 
-use super::addr::{SockAddr, ADDR_ANY, NET_ANY, TYPE_NVME_MI};
-use super::control_endpoint::{spawn_service, ServiceHandle};
+use super::addr::{SockAddr, NET_ANY, TYPE_NVME_MI};
 use super::endpoint::{Endpoint, Socket};
 use super::error::StackError;
+use crate::nvme::admin::AdminCommand;
+use crate::nvme_mi::admin::{AdminMessageError, AdminRequest, AdminResponse, MAX_DATA_LEN};
 use crate::nvme_mi::{self, Nmimt, NvmeMiError, NvmeMiHeader};
 use std::time::{Duration, Instant};
 
-/// Management Interface command opcodes (NVMe-MI Figure 68).
-pub mod opcode {
-    pub const READ_DATA_STRUCTURE: u8 = 0x00;
-    pub const SUBSYSTEM_HEALTH_STATUS_POLL: u8 = 0x01;
-    pub const CONTROLLER_HEALTH_STATUS_POLL: u8 = 0x02;
-    pub const CONFIGURATION_SET: u8 = 0x03;
-    pub const CONFIGURATION_GET: u8 = 0x04;
-}
-
-/// Response Message Status values (NVMe-MI Figure 29).
-pub mod status {
-    pub const SUCCESS: u8 = 0x00;
-    pub const MORE_PROCESSING_REQUIRED: u8 = 0x01;
-    pub const INTERNAL_ERROR: u8 = 0x02;
-    pub const INVALID_OPCODE: u8 = 0x03;
-    pub const INVALID_PARAMETER: u8 = 0x04;
-    pub const INVALID_COMMAND_SIZE: u8 = 0x05;
-}
-
-/// Read NVMe-MI Data Structure types (Dword 0 bits 31:24).
-pub mod data_structure {
-    pub const SUBSYSTEM_INFORMATION: u8 = 0x00;
-    pub const PORT_INFORMATION: u8 = 0x01;
-    pub const CONTROLLER_LIST: u8 = 0x02;
-}
-
-/// Configuration identifiers (Configuration Get, Dword 0 bits 7:0).
-pub mod config_id {
-    pub const SMBUS_FREQUENCY: u8 = 0x01;
-    pub const HEALTH_STATUS_CHANGE: u8 = 0x02;
-    pub const MCTP_TRANSMISSION_UNIT: u8 = 0x03;
-}
+pub use crate::nvme_mi::mi_command::{config_id, data_structure, opcode};
+pub use crate::nvme_mi::status;
 
 /// Octets before the request data: opcode, reserved, two dwords.
 pub const REQUEST_FIXED: usize = 12;
@@ -114,10 +84,16 @@ impl MiResponse {
 
     /// The whole out-of-band message, answering slot `csi`.
     pub fn encode(&self, csi: bool) -> Result<Vec<u8>, NvmeMiError> {
+        self.encode_as(Nmimt::MiCommand, csi)
+    }
+
+    /// The same response fields under another message type: the answer to a request of a
+    /// type the endpoint does not serve carries the request's NMIMT.
+    pub fn encode_as(&self, nmimt: Nmimt, csi: bool) -> Result<Vec<u8>, NvmeMiError> {
         let h = NvmeMiHeader {
             response: true,
             csi,
-            ..NvmeMiHeader::request(Nmimt::MiCommand)
+            ..NvmeMiHeader::request(nmimt)
         };
         let mut d = Vec::with_capacity(RESPONSE_FIXED + self.data.len());
         d.push(self.status);
@@ -150,6 +126,18 @@ impl MiResponse {
     pub fn response_data_length(&self) -> u16 {
         u16::from_le_bytes([self.nmresp[0], self.nmresp[1]])
     }
+
+    /// The Parameter Error Location of an Invalid Parameter response.
+    pub fn parameter_error_location(&self) -> Option<nvme_mi::ParameterErrorLocation> {
+        (self.status == status::INVALID_PARAMETER)
+            .then(|| nvme_mi::ParameterErrorLocation::from_nmresp(self.nmresp))
+    }
+
+    /// The More Processing Required Time of a More Processing Required response.
+    pub fn mprt(&self) -> Option<Duration> {
+        (self.status == status::MORE_PROCESSING_REQUIRED)
+            .then(|| nvme_mi::mprt_of_nmresp(self.nmresp))
+    }
 }
 
 /// Why an MI command got no good answer.
@@ -161,25 +149,37 @@ pub enum NvmeMiClientError {
     Message(#[from] NvmeMiError),
     #[error("not an MI Command response")]
     NotMiResponse,
+    #[error(transparent)]
+    Admin(#[from] AdminMessageError),
+    #[error("NVMe-MI status: {} (0x{status:x})", status::describe(*status))]
+    MiStatus { status: u8, nmresp: [u8; 3] },
+    #[error("NVMe status: {0}")]
+    Nvme(crate::nvme::NvmeStatus),
     #[error("no final response within {0:?}")]
     Timeout(Duration),
 }
 
 /// The final response and what came before it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MiReply {
-    pub response: MiResponse,
+pub struct Reply<R> {
+    pub response: R,
     /// "More Processing Required" responses received first.
     pub in_progress: usize,
-    /// Messages dropped on the way (bad MIC, not a response).
+    /// Messages dropped on the way (bad MIC, not a response of the request's type).
     pub rejected: usize,
 }
+
+/// The reply to an MI command.
+pub type MiReply = Reply<MiResponse>;
+/// The reply to an Admin command.
+pub type AdminReply = Reply<AdminResponse>;
 
 /// An NVMe-MI requester (Management Controller side).
 #[derive(Debug)]
 pub struct NvmeMiClient {
     sock: Socket,
-    /// How long to wait for each response (an in-progress one restarts it).
+    /// How long to wait for each response; a More Processing Required response extends the
+    /// wait to its MPRT when that is longer.
     pub timeout: Duration,
 }
 
@@ -191,36 +191,182 @@ impl NvmeMiClient {
         }
     }
 
-    /// Sends one MI command to `eid` and waits for its final response.
-    pub fn command(&self, eid: u8, req: &MiRequest) -> Result<MiReply, NvmeMiClientError> {
+    /// Sends `msg` to `eid` and waits for the final response that `decode` accepts;
+    /// `mprt` recognises More Processing Required responses.
+    fn exchange<R>(
+        &self,
+        eid: u8,
+        msg: &[u8],
+        decode: impl Fn(&[u8]) -> Option<R>,
+        mprt: impl Fn(&R) -> Option<Duration>,
+    ) -> Result<Reply<R>, NvmeMiClientError> {
         let to = SockAddr::owner(NET_ANY, eid, TYPE_NVME_MI);
-        self.sock.send_to(&req.encode()?, &to)?;
-        let mut reply = MiReply {
-            response: MiResponse::error(0),
-            in_progress: 0,
-            rejected: 0,
-        };
-        let mut deadline = Instant::now() + self.timeout;
+        self.sock.send_to(msg, &to)?;
+        let (mut in_progress, mut rejected) = (0, 0);
+        let mut wait = self.timeout;
+        let mut deadline = Instant::now() + wait;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             let (m, _) = match self.sock.recv_from(Some(left)) {
                 Ok(x) => x,
-                Err(StackError::Again(_)) => return Err(NvmeMiClientError::Timeout(self.timeout)),
+                Err(StackError::Again(_)) => return Err(NvmeMiClientError::Timeout(wait)),
                 Err(e) => return Err(e.into()),
             };
-            match MiResponse::decode(&m) {
-                Ok(r) if r.status == status::MORE_PROCESSING_REQUIRED => {
-                    reply.in_progress += 1;
-                    deadline = Instant::now() + self.timeout;
-                }
-                Ok(r) => {
-                    reply.response = r;
-                    return Ok(reply);
-                }
+            match decode(&m) {
+                Some(r) => match mprt(&r) {
+                    Some(t) => {
+                        in_progress += 1;
+                        wait = t.max(self.timeout);
+                        deadline = Instant::now() + wait;
+                    }
+                    None => {
+                        return Ok(Reply {
+                            response: r,
+                            in_progress,
+                            rejected,
+                        })
+                    }
+                },
                 // §3.2.1.1: a message failing the MIC is discarded.
-                Err(_) => reply.rejected += 1,
+                None => rejected += 1,
             }
         }
+    }
+
+    /// Sends a whole request message (header, data, MIC) of any NVMe-MI type and returns
+    /// the final response message: MIC-checked, a response of the request's NMIMT; More
+    /// Processing Required responses (8 octets and the MIC, status 01h) are waited past.
+    pub fn transact(&self, eid: u8, msg: &[u8]) -> Result<Reply<Vec<u8>>, NvmeMiClientError> {
+        let req = NvmeMiHeader::decode(msg)?;
+        self.exchange(
+            eid,
+            msg,
+            |m| {
+                let (h, _) = nvme_mi::decode_oob(m).ok()?;
+                (h.response && h.nmimt == req.nmimt).then(|| m.to_vec())
+            },
+            |m: &Vec<u8>| {
+                (m.len() == 8 + nvme_mi::MIC_LEN && m[4] == status::MORE_PROCESSING_REQUIRED)
+                    .then(|| nvme_mi::mprt_of_nmresp([m[5], m[6], m[7]]))
+            },
+        )
+    }
+
+    /// Sends one MI command to `eid` and waits for its final response.
+    pub fn command(&self, eid: u8, req: &MiRequest) -> Result<MiReply, NvmeMiClientError> {
+        self.exchange(
+            eid,
+            &req.encode()?,
+            |m| MiResponse::decode(m).ok(),
+            MiResponse::mprt,
+        )
+    }
+
+    /// Sends one Admin command message and waits for its final response (an MI error
+    /// included: it is the caller's to interpret).
+    pub fn admin(&self, eid: u8, req: &AdminRequest) -> Result<AdminReply, NvmeMiClientError> {
+        self.exchange(
+            eid,
+            &req.encode(false)?,
+            |m| AdminResponse::decode(m).ok(),
+            AdminResponse::mprt,
+        )
+    }
+
+    /// An Admin command that must succeed at both levels; returns the completion.
+    pub fn admin_ok(&self, eid: u8, req: &AdminRequest) -> Result<AdminResponse, NvmeMiClientError> {
+        let r = self.admin(eid, req)?.response;
+        if r.is_mi_error() {
+            return Err(NvmeMiClientError::MiStatus {
+                status: r.status,
+                nmresp: r.nmresp,
+            });
+        }
+        if !r.nvme_status().is_success() {
+            return Err(NvmeMiClientError::Nvme(r.nvme_status()));
+        }
+        Ok(r)
+    }
+
+    /// Identify (4096 octets) of controller `ctrl`.
+    pub fn identify(
+        &self,
+        eid: u8,
+        ctrl: u16,
+        cns: u8,
+        cntid: u16,
+        nsid: u32,
+    ) -> Result<Vec<u8>, NvmeMiClientError> {
+        let cmd = AdminCommand::identify(cns, cntid, nsid);
+        let r = self.admin_ok(
+            eid,
+            &AdminRequest::new(ctrl, cmd, 0, crate::nvme::identify::DATA_LEN as u32),
+        )?;
+        Ok(r.data)
+    }
+
+    /// Get Log Page of `len` octets, in messages of at most 4 KiB moving the Log Page
+    /// Offset, as libnvme does; a shorter answer ends the page.
+    pub fn get_log_page(
+        &self,
+        eid: u8,
+        ctrl: u16,
+        lid: u8,
+        nsid: u32,
+        len: usize,
+    ) -> Result<Vec<u8>, NvmeMiClientError> {
+        let mut out = Vec::with_capacity(len.min(1 << 20));
+        while out.len() < len {
+            let chunk = (len - out.len()).min(MAX_DATA_LEN) as u32 & !3;
+            if chunk == 0 {
+                break;
+            }
+            let cmd = AdminCommand::get_log_page(lid, nsid, out.len() as u64, chunk);
+            let r = self.admin_ok(eid, &AdminRequest::new(ctrl, cmd, 0, chunk))?;
+            let got = r.data.len();
+            out.extend_from_slice(&r.data);
+            if got < chunk as usize {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Get Features: CQE DW0.
+    pub fn get_features(
+        &self,
+        eid: u8,
+        ctrl: u16,
+        fid: u8,
+        sel: u8,
+        cdw11: u32,
+    ) -> Result<u32, NvmeMiClientError> {
+        let cmd = AdminCommand::get_features(fid, sel, cdw11);
+        Ok(self.admin_ok(eid, &AdminRequest::new(ctrl, cmd, 0, 0))?.cdw0)
+    }
+
+    /// Set Features (not saved): CQE DW0.
+    pub fn set_features(
+        &self,
+        eid: u8,
+        ctrl: u16,
+        fid: u8,
+        cdw11: u32,
+    ) -> Result<u32, NvmeMiClientError> {
+        let cmd = AdminCommand::set_features(fid, cdw11);
+        Ok(self.admin_ok(eid, &AdminRequest::new(ctrl, cmd, 0, 0))?.cdw0)
+    }
+
+    fn mi(&self, eid: u8, opcode: u8, dword0: u32, dword1: u32) -> Result<MiReply, NvmeMiClientError> {
+        self.command(
+            eid,
+            &MiRequest {
+                opcode,
+                dword0,
+                dword1,
+                data: vec![],
+            },
+        )
     }
 
     /// Read NVMe-MI Data Structure of `dtype` (port/controller selectors in Dword 0).
@@ -232,28 +378,38 @@ impl NvmeMiClient {
         controller: u16,
     ) -> Result<MiReply, NvmeMiClientError> {
         let dword0 = (u32::from(dtype) << 24) | (u32::from(port) << 16) | u32::from(controller);
-        self.command(
-            eid,
-            &MiRequest {
-                opcode: opcode::READ_DATA_STRUCTURE,
-                dword0,
-                dword1: 0,
-                data: vec![],
-            },
-        )
+        self.mi(eid, opcode::READ_DATA_STRUCTURE, dword0, 0)
     }
 
     /// NVM Subsystem Health Status Poll.
     pub fn health_status_poll(&self, eid: u8) -> Result<MiReply, NvmeMiClientError> {
-        self.command(
+        self.subsystem_health_status_poll(eid, false)
+    }
+
+    /// NVM Subsystem Health Status Poll; `clear` sets Clear Status (Dword 1 bit 31): the
+    /// CCS flags reported are cleared after the read.
+    pub fn subsystem_health_status_poll(
+        &self,
+        eid: u8,
+        clear: bool,
+    ) -> Result<MiReply, NvmeMiClientError> {
+        self.mi(
             eid,
-            &MiRequest {
-                opcode: opcode::SUBSYSTEM_HEALTH_STATUS_POLL,
-                dword0: 0,
-                dword1: 0,
-                data: vec![],
-            },
+            opcode::SUBSYSTEM_HEALTH_STATUS_POLL,
+            0,
+            u32::from(clear) << 31,
         )
+    }
+
+    /// Controller Health Status Poll with the raw Dword 0 (start, entries, ALL) and Dword 1
+    /// (change filter, Clear Changed Flags); see the responder for the fields.
+    pub fn controller_health_status_poll(
+        &self,
+        eid: u8,
+        dword0: u32,
+        dword1: u32,
+    ) -> Result<MiReply, NvmeMiClientError> {
+        self.mi(eid, opcode::CONTROLLER_HEALTH_STATUS_POLL, dword0, dword1)
     }
 
     /// Configuration Get of `id` for `port`.
@@ -264,158 +420,16 @@ impl NvmeMiClient {
         port: u8,
     ) -> Result<MiReply, NvmeMiClientError> {
         let dword0 = (u32::from(port) << 24) | u32::from(id);
-        self.command(
-            eid,
-            &MiRequest {
-                opcode: opcode::CONFIGURATION_GET,
-                dword0,
-                dword1: 0,
-                data: vec![],
-            },
-        )
-    }
-}
-
-/// What the demo subsystem reports.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SubsystemModel {
-    /// Ports (1..=256); port 0 is the SMBus/I2C port the MCTP traffic uses.
-    pub ports: u16,
-    /// NVMe-MI version (major, minor).
-    pub version: (u8, u8),
-    /// Composite temperature, degrees Celsius.
-    pub temperature_c: i8,
-    /// Percentage drive life used.
-    pub life_used: u8,
-    /// MCTP transmission unit of port 0 (payload octets).
-    pub mtu: u16,
-    /// SMBus/I2C frequency code (1: 100 kHz, 2: 400 kHz, 3: 1 MHz).
-    pub smbus_frequency: u8,
-    /// Answer Health Status Poll with "More Processing Required" before the final response.
-    pub in_progress_first: bool,
-}
-
-impl Default for SubsystemModel {
-    fn default() -> Self {
-        SubsystemModel {
-            ports: 1,
-            version: (1, 2),
-            temperature_c: 37,
-            life_used: 3,
-            mtu: 64,
-            smbus_frequency: 1,
-            in_progress_first: false,
-        }
-    }
-}
-
-/// A small NVMe-MI Management Endpoint.
-#[derive(Debug, Clone, Default)]
-pub struct NvmeMiResponder {
-    pub model: SubsystemModel,
-}
-
-impl NvmeMiResponder {
-    pub fn new(model: SubsystemModel) -> Self {
-        NvmeMiResponder { model }
+        self.mi(eid, opcode::CONFIGURATION_GET, dword0, 0)
     }
 
-    /// The responses to one request message, in order (none for a message that fails the MIC
-    /// or is not a request).
-    pub fn handle(&self, msg: &[u8]) -> Vec<Vec<u8>> {
-        let Ok((h, d)) = nvme_mi::decode_oob(msg) else {
-            return Vec::new();
-        };
-        if h.response {
-            return Vec::new();
-        }
-        let mut out = Vec::new();
-        let resp = if h.nmimt != Nmimt::MiCommand {
-            MiResponse::error(status::INVALID_OPCODE)
-        } else {
-            match MiRequest::decode_data(d) {
-                Err(_) => MiResponse::error(status::INVALID_COMMAND_SIZE),
-                Ok(req) => {
-                    if self.model.in_progress_first
-                        && req.opcode == opcode::SUBSYSTEM_HEALTH_STATUS_POLL
-                    {
-                        out.extend(
-                            MiResponse::error(status::MORE_PROCESSING_REQUIRED).encode(h.csi),
-                        );
-                    }
-                    self.execute(&req)
-                }
-            }
-        };
-        out.extend(resp.encode(h.csi));
-        out
-    }
-
-    fn execute(&self, req: &MiRequest) -> MiResponse {
-        let m = &self.model;
-        let ok = |nmresp: [u8; 3], data: Vec<u8>| MiResponse {
-            status: status::SUCCESS,
-            nmresp,
-            data,
-        };
-        match req.opcode {
-            opcode::READ_DATA_STRUCTURE => {
-                let dtype = (req.dword0 >> 24) as u8;
-                let port = (req.dword0 >> 16) as u8;
-                let data = match dtype {
-                    data_structure::SUBSYSTEM_INFORMATION => {
-                        let mut d = vec![0u8; 32];
-                        d[0] = (m.ports.max(1) - 1) as u8; // NUMP is 0's based
-                        d[1] = m.version.0;
-                        d[2] = m.version.1;
-                        d
-                    }
-                    data_structure::PORT_INFORMATION if u16::from(port) < m.ports => {
-                        let mut d = vec![0u8; 32];
-                        d[0] = 2; // port type: SMBus/I2C
-                        d[2..4].copy_from_slice(&m.mtu.to_le_bytes()); // max MCTP TU size
-                        d
-                    }
-                    data_structure::CONTROLLER_LIST => vec![1, 0, 0, 0], // one controller, ID 0
-                    _ => return MiResponse::error(status::INVALID_PARAMETER),
-                };
-                let len = (data.len() as u16).to_le_bytes();
-                ok([len[0], len[1], 0], data)
-            }
-            opcode::SUBSYSTEM_HEALTH_STATUS_POLL => {
-                // NSS: drive functional (5), reset not required (4); SW: no warnings (1 = ok).
-                ok(
-                    [0; 3],
-                    vec![0x30, 0xFF, m.temperature_c as u8, m.life_used, 0, 0, 0, 0],
-                )
-            }
-            opcode::CONFIGURATION_GET => {
-                let port = (req.dword0 >> 24) as u16;
-                if port >= m.ports {
-                    return MiResponse::error(status::INVALID_PARAMETER);
-                }
-                match req.dword0 as u8 {
-                    config_id::SMBUS_FREQUENCY => ok([m.smbus_frequency & 0x0F, 0, 0], vec![]),
-                    config_id::HEALTH_STATUS_CHANGE => ok([0; 3], vec![]),
-                    config_id::MCTP_TRANSMISSION_UNIT => {
-                        let b = m.mtu.to_le_bytes();
-                        ok([b[0], b[1], 0], vec![])
-                    }
-                    _ => MiResponse::error(status::INVALID_PARAMETER),
-                }
-            }
-            _ => MiResponse::error(status::INVALID_OPCODE),
-        }
-    }
-
-    /// Binds an NVMe-MI socket on `ep` and answers on a thread until the handle is dropped.
-    pub fn spawn(self, ep: &Endpoint) -> Result<ServiceHandle, StackError> {
-        let sock = ep.socket();
-        sock.bind(&SockAddr::owner(NET_ANY, ADDR_ANY, TYPE_NVME_MI))?;
-        spawn_service("mctp-nvme-mi", sock, move |sock, msg, from| {
-            for r in self.handle(&msg) {
-                let _ = sock.send_to(&r, &from.reply());
-            }
-        })
+    /// Configuration Set with the raw dwords (identifier in Dword 0 bits 7:0).
+    pub fn configuration_set(
+        &self,
+        eid: u8,
+        dword0: u32,
+        dword1: u32,
+    ) -> Result<MiReply, NvmeMiClientError> {
+        self.mi(eid, opcode::CONFIGURATION_SET, dword0, dword1)
     }
 }
