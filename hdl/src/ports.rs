@@ -178,3 +178,20 @@ pub fn parse_header_ports(verilog: &str) -> Option<Vec<Port>> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod header_tests {
+    use super::*;
+
+    #[test]
+    fn ports_from_a_shipped_header() {
+        let v = "// offload_x — generated\n// Ports: in clock, in reset, in s_tdata[63:0], out crc[31:0], out crc_valid.\nmodule x;\n";
+        let p = parse_header_ports(v).unwrap();
+        assert_eq!(p.len(), 5);
+        assert!(p[0].is_clock && p[0].dir == Dir::In && p[0].width == 1);
+        assert_eq!((p[2].name.as_str(), p[2].width, p[2].dir), ("s_tdata", 64, Dir::In));
+        assert_eq!((p[3].name.as_str(), p[3].width, p[3].dir), ("crc", 32, Dir::Out));
+        assert!(parse_header_ports("module x;\n").is_none());
+        assert!(parse_header_ports("// Ports: sideways x.\n").is_none());
+    }
+}

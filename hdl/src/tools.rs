@@ -446,3 +446,63 @@ pub fn pin_wrapper(inner: &str, ports: &[crate::ports::Port]) -> String {
     writeln!(s, "endmodule").unwrap();
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A nextpnr-ecp5 log excerpt (a registered multiply-add, seed 1): the clock's path is
+    /// taken, the I/O path after it is not.
+    const LOG: &str = "\
+Info: Critical path report for clock '$glbnet$clock$TRELLIS_IO_IN' (posedge -> posedge):
+Info:       type curr  total name
+Info:   clk-to-q  0.40  0.40 Source ar_TRELLIS_FF_Q_3.Q
+Info:    routing  0.97  1.37 Net ar[12] (72,35) -> (73,34)
+Info:                          Sink ar_MULT18X18D_A0.A12
+Info:      logic  3.07  4.43 Source ar_MULT18X18D_A0.P15
+Info:    routing  0.91  5.34 Net ar_MULT18X18D_A0_P0[15] (73,34) -> (73,32)
+Info:      logic  0.18  5.52 Source q_TRELLIS_FF_Q_DI_LUT4_Z_1.F
+Info:    routing  0.12  5.64 Net q_TRELLIS_FF_Q_DI[15] (73,32) -> (73,32)
+Info:      setup  0.00  5.64 Source q_TRELLIS_FF_Q.DI
+Info: 3.64 ns logic, 2.00 ns routing
+
+Info: Critical path report for cross-domain path '<async>' -> 'posedge $glbnet$clock$TRELLIS_IO_IN':
+Info:     source  0.00  0.00 Source b[0]$tr_io.O
+Info: 0.00 ns logic, 5.46 ns routing
+
+Info: Max frequency for clock '$glbnet$clock$TRELLIS_IO_IN': 177.43 MHz (PASS at 156.25 MHz)
+";
+
+    #[test]
+    fn critical_path_and_fmax_from_a_nextpnr_log() {
+        let p = nextpnr_critical_path(LOG).unwrap();
+        assert_eq!(p.from, "ar_TRELLIS_FF_Q_3");
+        assert_eq!(p.to, "q_TRELLIS_FF_Q");
+        assert_eq!(p.logic_levels, 2);
+        assert_eq!((p.logic_ns, p.routing_ns), (3.64, 2.00));
+        assert_eq!(nextpnr_fmax(LOG), Some(177.43));
+        assert_eq!(nextpnr_critical_path("Info: no report"), None);
+    }
+
+    #[test]
+    fn median_and_spread_over_seeds() {
+        let run = |seed, f| Ecp5Run { seed, fmax_mhz: Some(f), critical: None };
+        let r = Ecp5Report { runs: vec![run(1, 120.0), run(2, 110.0), run(3, 130.0)], ..Default::default() };
+        assert_eq!(r.median_mhz(), Some(120.0));
+        assert_eq!(r.spread_mhz(), Some((110.0, 130.0)));
+        assert_eq!(r.median_run().unwrap().seed, 1);
+    }
+
+    #[test]
+    fn pin_wrapper_folds_outputs_one_lut_level_a_stage() {
+        use crate::ports::{Dir, Port};
+        let port = |name: &str, width, dir| Port { name: name.into(), hdl_name: name.into(), width, dir, is_clock: name == "clock" };
+        let ports = [port("clock", 1, Dir::In), port("a", 8, Dir::In), port("y", 70, Dir::Out)];
+        let w = pin_wrapper("inner", &ports);
+        // 70 outputs: 18, 5, 2, 1 after each 4-input stage.
+        assert!(w.contains("reg [17:0] fold1;") && w.contains("reg [4:0] fold2;") && w.contains("reg [1:0] fold3;"));
+        assert!(w.contains("reg [0:0] fold4;") && w.contains("dout <= fold4[0];"));
+        assert!(!w.contains("^outs"), "no one-stage fold of every output");
+        assert!(w.contains(".a(chain[7:0])") && w.contains(".y(outs[69:0])"));
+    }
+}
