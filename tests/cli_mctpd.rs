@@ -4,50 +4,14 @@
 
 mod common;
 
-use common::offload;
-use std::io::{BufRead, BufReader};
+use common::{offload, Daemon};
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-/// A running daemon, killed (by its pid) when dropped.
-struct Daemon {
-    child: Child,
-    _stdout: BufReader<std::process::ChildStdout>,
-    /// Its first stdout line.
-    banner: String,
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn spawn(args: &[&str], env: &[(&str, &Path)]) -> Daemon {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_offload"));
-    cmd.arg("mctpd")
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().expect("spawn offload mctpd");
-    let mut banner = String::new();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    stdout.read_line(&mut banner).unwrap();
-    assert!(
-        banner.starts_with("offload mctpd: "),
-        "daemon said {banner:?}"
-    );
-    Daemon {
-        child,
-        _stdout: stdout,
-        banner,
-    }
+    common::mctpd(args, env)
 }
 
 fn tmpdir(name: &str) -> PathBuf {

@@ -5,44 +5,14 @@
 
 mod common;
 
-use common::offload;
+use common::{offload, Daemon};
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-
-/// A running daemon, killed (by its pid) when dropped.
-struct Daemon {
-    child: Child,
-    _stdout: BufReader<std::process::ChildStdout>,
-    banner: String,
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use std::process::Output;
 
 fn spawn(args: &[&str]) -> Daemon {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_offload"))
-        .arg("mctpd")
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn offload mctpd");
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut banner = String::new();
-    stdout.read_line(&mut banner).unwrap();
-    assert!(banner.starts_with("offload mctpd: "), "{banner:?}");
-    Daemon {
-        child,
-        _stdout: stdout,
-        banner,
-    }
+    common::mctpd(args, &[])
 }
 
 fn nvme_mi(args: &[&str], control: &Path) -> Output {
@@ -95,13 +65,7 @@ fn nvme_mi_forms_against_the_daemon_model() {
     std::fs::write(&image, vec![0u8; 96 * 4096]).unwrap();
 
     let a = spawn(&["--link", "pty", "--eid", "8", "--control", ca.to_str().unwrap()]);
-    let pty = a
-        .banner
-        .split("(pty ")
-        .nth(1)
-        .and_then(|s| s.split(')').next())
-        .unwrap()
-        .to_string();
+    let pty = a.pty();
     let ns_file = format!("{}@4096", image.display());
     let _b = spawn(&[
         "--link",

@@ -64,12 +64,28 @@ fn crc_backend_sim_prints_what_sw_prints() {
 #[test]
 fn synth_reports_luts_and_ffs() {
     need("yosys");
-    let (ok, out, err) = offload(&["synth", "--block", "crc", "--width", "1", "--no-pnr"], None);
+    let (ok, out, err) = offload(&["synth", "--block", "crc", "--width", "1", "--no-pnr", "--depth"], None);
     assert!(ok, "{err}");
     let line = out.lines().find(|l| l.starts_with("yosys synth_xilinx:")).expect(&out);
-    let luts: u64 = line.split_whitespace().nth(2).unwrap().parse().unwrap();
-    assert!((50..400).contains(&luts), "{line}");
-    assert!(line.contains(" 65 FFs"), "{line}");
+    let field = |i: usize| -> u64 { line.split_whitespace().nth(i).unwrap().parse().unwrap() };
+    assert!((50..400).contains(&field(2)), "{line}");
+    // The pipeline's registers: 8 + 32 + 32 + 32 + 32 data and CRC bits, and control.
+    assert!((130..200).contains(&field(4)), "{line}");
+    let depth = out.lines().find(|l| l.contains("longest register-to-register path")).expect(&out);
+    assert!(depth.contains(" 3 LUT4 levels"), "{depth}");
+    // An earlier revision's file is timed from its `// Ports:` header; a file without one is refused.
+    let dir = tempfile_dir("synth");
+    let bad = dir.join("bad.v");
+    std::fs::write(&bad, "module offload_crc32c_w1(input wire clock);\nendmodule\n").unwrap();
+    let (ok, _, err) = offload(&["synth", "--block", "crc", "--width", "1", "--no-pnr", "--verilog", bad.to_str().unwrap()], None);
+    assert!(!ok && err.contains("no `// Ports:` header"), "{err}");
+    let good = dir.join("good.v");
+    let (ok, _, err) = offload(&["verilog", "--out", dir.to_str().unwrap(), "--only", "crc32c_w1"], None);
+    assert!(ok, "{err}");
+    std::fs::rename(dir.join("offload_crc32c_w1.v"), &good).unwrap();
+    let (ok, out, err) = offload(&["synth", "--block", "crc", "--width", "1", "--no-pnr", "--verilog", good.to_str().unwrap()], None);
+    assert!(ok && out.contains("file ") && out.contains("yosys synth_xilinx:"), "{out}{err}");
+    std::fs::remove_dir_all(dir).unwrap();
     let (ok, _, err) = offload(&["synth", "--block", "crc", "--width", "3"], None);
     assert!(!ok && err.contains("no `crc` block at width 3"), "{err}");
 }

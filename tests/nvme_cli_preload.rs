@@ -5,42 +5,16 @@
 //! commands succeed and print the model's values; a wrong controller or namespace gives
 //! nvme-cli's error at once, not a hang. Needs `nvme` and libnvme-dev (scripts/install-deps).
 
-use std::io::{BufRead, BufReader};
+mod common;
+
+use common::Daemon;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-struct Daemon {
-    child: Child,
-    _stdout: BufReader<std::process::ChildStdout>,
-    banner: String,
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn spawn(args: &[&str]) -> Daemon {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_offload"))
-        .arg("mctpd")
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn offload mctpd");
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut banner = String::new();
-    stdout.read_line(&mut banner).unwrap();
-    assert!(banner.starts_with("offload mctpd: "), "{banner:?}");
-    Daemon {
-        child,
-        _stdout: stdout,
-        banner,
-    }
+    common::mctpd(args, &[])
 }
 
 /// `nvme ARGS` with the preload library and the requester daemon's control socket.
@@ -87,13 +61,7 @@ fn nvme_cli_through_the_preload_library() {
     let (dir, lib) = preload_lib("nvme");
     let (ca, cb) = (dir.join("a.sock"), dir.join("b.sock"));
     let a = spawn(&["--link", "pty", "--eid", "8", "--control", ca.to_str().unwrap()]);
-    let pty = a
-        .banner
-        .split("(pty ")
-        .nth(1)
-        .and_then(|s| s.split(')').next())
-        .unwrap()
-        .to_string();
+    let pty = a.pty();
     let _b = spawn(&[
         "--link",
         &format!("serial:{pty}"),
@@ -185,13 +153,7 @@ fn libnvme_mi_program_through_the_preload_library() {
     assert!(st.success(), "building {src} (libnvme-dev: scripts/install-deps)");
     let (ca, cb) = (dir.join("a.sock"), dir.join("b.sock"));
     let a = spawn(&["--link", "pty", "--eid", "8", "--control", ca.to_str().unwrap()]);
-    let pty = a
-        .banner
-        .split("(pty ")
-        .nth(1)
-        .and_then(|s| s.split(')').next())
-        .unwrap()
-        .to_string();
+    let pty = a.pty();
     let _b = spawn(&[
         "--link",
         &format!("serial:{pty}"),
