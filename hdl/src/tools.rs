@@ -333,7 +333,17 @@ pub fn ecp5(verilog: &str, top: &str, opt: &Ecp5Options) -> Result<Ecp5Report, T
             "--freq", &freq, "--seed", &seed_s,
         ];
         let out = run(nextpnr, dir.path(), &args)?;
+        std::fs::write(dir.path().join(format!("nextpnr-seed{seed}.log")), &out)?;
         r.runs.push(Ecp5Run { seed, fmax_mhz: nextpnr_fmax(&out), critical: nextpnr_critical_path(&out) });
+    }
+    // OFFLOAD_SYNTH_KEEP=DIR keeps the netlist and the logs (the whole critical path, cell by
+    // cell) for a closer look.
+    if let Some(keep) = std::env::var_os("OFFLOAD_SYNTH_KEEP") {
+        std::fs::create_dir_all(&keep)?;
+        for f in std::fs::read_dir(dir.path())? {
+            let f = f?;
+            std::fs::copy(f.path(), std::path::Path::new(&keep).join(f.file_name()))?;
+        }
     }
     Ok(r)
 }

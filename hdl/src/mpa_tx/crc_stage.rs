@@ -1,17 +1,39 @@
-//! Stage B of the MPA framer: the CRC-32C over each FPDU (RFC 5044 §4.4) and its insertion.
+//! Stage B of the MPA framer: the CRC-32C over each FPDU (RFC 5044 §4.4) and its insertion,
+//! pipelined the way the CRC engine is ([`crate::crc`], [`crate::crc::CrcPipeline`]).
 //!
-//! Each assembled beat goes through the CRC step leaf: all lanes, or on an FPDU's last beat the
-//! lanes before its CRC lane (so every Marker inside the FPDU, one right after the PAD and a
-//! leading one with FPDUPTR 0 are covered), and on that beat the finished CRC (zeros when CRCs
-//! are off) goes into its lane, low octet first, on the way to the output register. The CRC
-//! network thus sits in its own clock stage, apart from the lane assembly.
+//! The lane assembly leaves an FPDU's CRC lane zero and marks the lanes it uses in `tkeep`, so
+//! the beat with its unused lanes zeroed is exactly what the CRC covers followed by zero words:
+//! the Markers inside the FPDU, one right after the PAD and a leading one with FPDUPTR 0 are
+//! covered, and nothing is selected by lane on the way into the CRC. On the last beat, whose
+//! CRC lane is `c`, the loop's result is `X = A_{W−4c}·T` (the true register `T` followed by
+//! `N − c` zero words), and `T` is recovered behind the loop by one conditional unshift stage
+//! per bit of `N − c` (`U_4`, `U_8`, `U_16`, `U_32`); `c = 0` takes the register itself.
+//!
+//! ```text
+//! s ─► [dr = L(beat & tkeep)] ─► [loop R ← A_W·R ⊕ dr] ─► [U_4?] ─► [U_8?] ─► [U_16?] ─► [U_32?]
+//!   ─► [the beat, its CRC lane = finish(T) (zeros when CRCs are off)] ─► m
+//! ```
+//! Seven registers from `s` to `m` at every width (the unshift stages a width does not need
+//! are plain registers): the beats travel beside the CRC in a delay line. The whole pipeline
+//! advances together (`en`: the output register empty or taken), so back-pressure stalls it
+//! without losing a beat and one beat per clock flows otherwise. Every register-to-register
+//! path is one XOR tree (the data remainder, the loop, an unshift) with at most a 2:1 select,
+//! or the output's lane select.
 
 use crate::axis::{AxisSink, AxisSource};
-use crate::crc::CrcStep;
+use crate::crc::{CrcNetwork, CrcPipeline, GfMatrix};
 use offload_driver::crc::CrcKind;
 use rust_hdl::prelude::*;
 
-/// `D = 8·K` data bits, `K` octets (`K/4` word lanes) per beat.
+/// Unshift stages: one per bit of `N − c` words, `N = W/4 ≤ 16`.
+const STAGES: usize = 4;
+/// Delay-line registers before the output register: the data remainder, the loop, the
+/// unshift stages.
+const DELAY: usize = STAGES + 2;
+/// Registers from `s` to `m`: the delay line and the output register.
+pub const REGISTERS: u64 = DELAY as u64 + 1;
+
+/// `D = 8·K` data bits, `K` octets (`N = K/4` word lanes) per beat.
 #[derive(LogicBlock)]
 pub struct CrcStage<const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
@@ -19,33 +41,62 @@ pub struct CrcStage<const D: usize, const K: usize> {
     pub reset: Signal<In, Bit>,
     /// Insert the CRC (else its lane is zeros, as MPA without CRCs has it).
     pub cfg_crc: Signal<In, Bit>,
-    /// Assembled beats; `tlast` on an FPDU's last beat, whose CRC goes in lane `s_crc_lane`.
+    /// Assembled beats (the CRC lane zero); `tlast` on an FPDU's last beat, whose CRC goes in
+    /// lane `s_crc_lane`.
     pub s: AxisSink<D, K>,
     pub s_crc_lane: Signal<In, Bits<8>>,
     /// The FPDU stream, one frame per FPDU.
     pub m: AxisSource<D, K>,
     /// FPDUs sent.
     pub fpdus: Signal<Out, Bits<32>>,
-    step: CrcStep<D, K, 32>,
-    crc_r: DFF<Bits<32>>,
+    // The data remainder, the loop, the unshift stages and the finishing permutation.
+    data_net: GfMatrix<D, 32>,
+    dr: DFF<Bits<32>>,
+    /// The last beat's null flag (its CRC in lane 0: the register itself) and `N − c`.
+    dr_null: DFF<Bit>,
+    dr_back: DFF<Bits<4>>,
+    advance: GfMatrix<32, 32>,
+    state: DFF<Bits<32>>,
+    unshift: [GfMatrix<32, 32>; STAGES],
+    /// `chain[0]` loaded by the loop, `chain[b + 1]` by unshift stage `b`.
+    chain: [DFF<Bits<32>>; 5],
+    /// Beside `chain[b]`: bit 0 set when it holds an FPDU's register, bits 4:1 `N − c` (stage
+    /// `b` reads bit `b + 1`); zero otherwise.
+    chain_ctl: [DFF<Bits<5>>; 5],
+    finish: GfMatrix<32, 32>,
+    // The beats beside the CRC: entry 0 beside `dr`, entry 1 beside `chain[0]`, entry b + 2
+    // beside `chain[b + 1]`.
+    p_data: [DFF<Bits<D>>; DELAY],
+    p_keep: [DFF<Bits<K>>; DELAY],
+    p_last: [DFF<Bit>; DELAY],
+    p_valid: [DFF<Bit>; DELAY],
+    p_lane: [DFF<Bits<8>>; DELAY],
     m_data: DFF<Bits<D>>,
     m_keep: DFF<Bits<K>>,
     m_valid: DFF<Bit>,
     m_last: DFF<Bit>,
     n_fpdus: DFF<Bits<32>>,
-    covered: Signal<Local, Bits<8>>,
-    cov_keep: Signal<Local, Bits<K>>,
+    en: Signal<Local, Bit>,
+    masked: Signal<Local, Bits<D>>,
+    nxt: Signal<Local, Bits<32>>,
     crc_word: Signal<Local, Bits<32>>,
     lanes_out: Signal<Local, Bits<D>>,
     c_n: Constant<Bits<8>>,
-    c_nib_k: Constant<Bits<K>>,
+    c_back_mask: Constant<Bits<8>>,
+    c_byte_d: Constant<Bits<D>>,
     c_word_d: Constant<Bits<D>>,
     c_init: Constant<Bits<32>>,
+    c_one5: Constant<Bits<5>>,
 }
 
 impl<const D: usize, const K: usize> Default for CrcStage<D, K> {
     fn default() -> Self {
-        let step = CrcStep::<D, K, 32>::new(CrcKind::Crc32c);
+        assert!(D == 8 * K && K.is_power_of_two() && (4..=64).contains(&K), "CrcStage<8K, K>, K in 4..=64");
+        let p = CrcPipeline::new(CrcNetwork::new(CrcKind::Crc32c.params(), K));
+        let n = K / 4;
+        // Word stage b is the octet stage b + 2; a width with fewer words has identity stages
+        // (never selected: `N − c < N`), which synthesis folds into plain registers.
+        let identity: Vec<u64> = (0..32).map(|i| 1u64 << i).collect();
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -54,21 +105,39 @@ impl<const D: usize, const K: usize> Default for CrcStage<D, K> {
             s_crc_lane: Default::default(),
             m: Default::default(),
             fpdus: Default::default(),
-            c_init: Constant::new(step.init()),
-            step,
-            crc_r: Default::default(),
+            data_net: GfMatrix::new(p.data.clone(), 0),
+            dr: Default::default(),
+            dr_null: Default::default(),
+            dr_back: Default::default(),
+            advance: GfMatrix::new(p.advance.clone(), 0),
+            state: Default::default(),
+            unshift: std::array::from_fn(|b| {
+                GfMatrix::new(p.unshift.get(b + 2).cloned().unwrap_or_else(|| identity.clone()), 0)
+            }),
+            chain: std::array::from_fn(|_| Default::default()),
+            chain_ctl: std::array::from_fn(|_| Default::default()),
+            finish: GfMatrix::new(p.finish.clone(), p.net.params.xorout),
+            p_data: std::array::from_fn(|_| Default::default()),
+            p_keep: std::array::from_fn(|_| Default::default()),
+            p_last: std::array::from_fn(|_| Default::default()),
+            p_valid: std::array::from_fn(|_| Default::default()),
+            p_lane: std::array::from_fn(|_| Default::default()),
             m_data: Default::default(),
             m_keep: Default::default(),
             m_valid: Default::default(),
             m_last: Default::default(),
             n_fpdus: Default::default(),
-            covered: Default::default(),
-            cov_keep: Default::default(),
+            en: Default::default(),
+            masked: Default::default(),
+            nxt: Default::default(),
             crc_word: Default::default(),
             lanes_out: Default::default(),
-            c_n: Constant::new(((K / 4) as u64).into()),
-            c_nib_k: Constant::new(0xFu64.into()),
+            c_n: Constant::new((n as u64).into()),
+            c_back_mask: Constant::new(((n - 1) as u64).into()),
+            c_byte_d: Constant::new(0xFFu64.into()),
             c_word_d: Constant::new(0xFFFF_FFFFu64.into()),
+            c_init: Constant::new(p.net.init_r.into()),
+            c_one5: Constant::new(1u64.into()),
         }
     }
 }
@@ -76,56 +145,122 @@ impl<const D: usize, const K: usize> Default for CrcStage<D, K> {
 impl<const D: usize, const K: usize> Logic for CrcStage<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, crc_r, m_data, m_keep, m_valid, m_last, n_fpdus);
+        dff_setup!(self, clock, dr, dr_null, dr_back, state, m_data, m_keep, m_valid, m_last, n_fpdus);
+        for b in 0..5 {
+            self.chain[b].clock.next = self.clock.val();
+            self.chain_ctl[b].clock.next = self.clock.val();
+            self.chain[b].d.next = self.chain[b].q.val();
+            self.chain_ctl[b].d.next = self.chain_ctl[b].q.val();
+        }
+        for i in 0..6 {
+            self.p_data[i].clock.next = self.clock.val();
+            self.p_keep[i].clock.next = self.clock.val();
+            self.p_last[i].clock.next = self.clock.val();
+            self.p_valid[i].clock.next = self.clock.val();
+            self.p_lane[i].clock.next = self.clock.val();
+            self.p_data[i].d.next = self.p_data[i].q.val();
+            self.p_keep[i].d.next = self.p_keep[i].q.val();
+            self.p_last[i].d.next = self.p_last[i].q.val();
+            self.p_valid[i].d.next = self.p_valid[i].q.val();
+            self.p_lane[i].d.next = self.p_lane[i].q.val();
+        }
         self.m.tdata.next = self.m_data.q.val();
         self.m.tkeep.next = self.m_keep.q.val();
         self.m.tvalid.next = self.m_valid.q.val();
         self.m.tlast.next = self.m_last.q.val();
         self.fpdus.next = self.n_fpdus.q.val();
-        // Advance whenever the output register is empty or being taken.
-        self.s.tready.next = !self.m_valid.q.val() | self.m.tready.val();
+        // The whole pipeline advances when the output register is empty or being taken.
+        self.en.next = !self.m_valid.q.val() | self.m.tready.val();
+        self.s.tready.next = self.en.val();
 
-        // The lanes the CRC covers.
-        self.covered.next = self.c_n.val();
-        if self.s.tlast.val() {
-            self.covered.next = self.s_crc_lane.val();
-        }
-        self.cov_keep.next = 0.into();
-        for l in 0..(K / 4) {
-            if self.covered.val() > l.to_bits::<8>() {
-                self.cov_keep.next = self.cov_keep.val() | (self.c_nib_k.val() << (l * 4).to_bits::<16>());
+        // Data remainder of the beat with its unused lanes zeroed.
+        self.masked.next = self.s.tdata.val();
+        for i in 0..K {
+            if !self.s.tkeep.val().get_bit(i) {
+                self.masked.next = self.masked.val() & !(self.c_byte_d.val() << (i * 8).to_bits::<16>());
             }
         }
-        self.step.state.next = self.crc_r.q.val();
-        self.step.data.next = self.s.tdata.val();
-        self.step.keep.next = self.cov_keep.val();
+        self.data_net.x.next = self.masked.val();
+        // The loop.
+        self.advance.x.next = self.state.q.val();
+        self.nxt.next = self.advance.y.val() ^ self.dr.q.val();
+        // Unshift stages.
+        for b in 0..4 {
+            self.unshift[b].x.next = self.chain[b].q.val();
+        }
+        // The CRC field, finished from the chain's last entry.
+        self.finish.x.next = self.chain[4].q.val();
         self.crc_word.next = 0.into();
         if self.cfg_crc.val() {
-            self.crc_word.next = self.step.fin.val();
+            self.crc_word.next = self.finish.y.val();
         }
-        self.lanes_out.next = self.s.tdata.val();
+        self.lanes_out.next = self.p_data[5].q.val();
         for l in 0..(K / 4) {
-            if self.s.tlast.val() & (self.s_crc_lane.val() == l.to_bits::<8>()) {
+            if self.chain_ctl[4].q.val().any() & (self.p_lane[5].q.val() == l.to_bits::<8>()) {
                 self.lanes_out.next = (self.lanes_out.val() & !(self.c_word_d.val() << (l * 32).to_bits::<16>()))
                     | (bit_cast::<D, 32>(self.crc_word.val()) << (l * 32).to_bits::<16>());
             }
         }
 
-        if self.s.tready.val() {
-            self.m_valid.d.next = self.s.tvalid.val();
-            if self.s.tvalid.val() {
-                self.m_data.d.next = self.lanes_out.val();
-                self.m_keep.d.next = self.s.tkeep.val();
-                self.m_last.d.next = self.s.tlast.val();
-                self.crc_r.d.next = self.step.nxt.val();
-                if self.s.tlast.val() {
-                    self.crc_r.d.next = self.c_init.val();
-                    self.n_fpdus.d.next = self.n_fpdus.q.val() + 1;
+        if self.en.val() {
+            // Entry 0: the data remainder, beside the beat.
+            self.dr.d.next = self.data_net.y.val();
+            self.dr_null.d.next = self.s_crc_lane.val() == 0;
+            self.dr_back.d.next = bit_cast::<4, 8>((self.c_n.val() - self.s_crc_lane.val()) & self.c_back_mask.val());
+            self.p_data[0].d.next = self.s.tdata.val();
+            self.p_keep[0].d.next = self.s.tkeep.val();
+            self.p_last[0].d.next = self.s.tlast.val();
+            self.p_valid[0].d.next = self.s.tvalid.val();
+            self.p_lane[0].d.next = self.s_crc_lane.val();
+            for i in 1..6 {
+                self.p_data[i].d.next = self.p_data[i - 1].q.val();
+                self.p_keep[i].d.next = self.p_keep[i - 1].q.val();
+                self.p_last[i].d.next = self.p_last[i - 1].q.val();
+                self.p_valid[i].d.next = self.p_valid[i - 1].q.val();
+                self.p_lane[i].d.next = self.p_lane[i - 1].q.val();
+            }
+            // The loop; an FPDU's last beat sends its result down the chain and restarts.
+            if self.p_valid[0].q.val() {
+                self.state.d.next = self.nxt.val();
+                if self.p_last[0].q.val() {
+                    self.state.d.next = self.c_init.val();
                 }
+            }
+            self.chain[0].d.next = self.nxt.val();
+            if self.dr_null.q.val() {
+                self.chain[0].d.next = self.state.q.val();
+            }
+            self.chain_ctl[0].d.next = 0.into();
+            if self.p_valid[0].q.val() & self.p_last[0].q.val() {
+                self.chain_ctl[0].d.next = (bit_cast::<5, 4>(self.dr_back.q.val()) << 1) | self.c_one5.val();
+                if self.dr_null.q.val() {
+                    self.chain_ctl[0].d.next = self.c_one5.val();
+                }
+            }
+            for b in 0..4 {
+                self.chain[b + 1].d.next = self.chain[b].q.val();
+                if self.chain_ctl[b].q.val().get_bit(b + 1) {
+                    self.chain[b + 1].d.next = self.unshift[b].y.val();
+                }
+                self.chain_ctl[b + 1].d.next = self.chain_ctl[b].q.val();
+            }
+            // The output register.
+            self.m_valid.d.next = self.p_valid[5].q.val();
+            self.m_data.d.next = self.lanes_out.val();
+            self.m_keep.d.next = self.p_keep[5].q.val();
+            self.m_last.d.next = self.p_last[5].q.val();
+            if self.p_valid[5].q.val() & self.p_last[5].q.val() {
+                self.n_fpdus.d.next = self.n_fpdus.q.val() + 1;
             }
         }
         if self.reset.val() {
-            self.crc_r.d.next = self.c_init.val();
+            self.state.d.next = self.c_init.val();
+            for i in 0..6 {
+                self.p_valid[i].d.next = false;
+            }
+            for b in 0..5 {
+                self.chain_ctl[b].d.next = 0.into();
+            }
             self.m_data.d.next = 0.into();
             self.m_keep.d.next = 0.into();
             self.m_valid.d.next = false;

@@ -21,8 +21,11 @@
 //!   depends on the output's `tready` and arrives late, so the lane counts are formed for both
 //!   cases (`*_t`, `*_n`) and selected at the end.
 //! - **Marker position** is a register (`mpos_q`: the lane of the next Marker, mod 128 words)
-//!   and the Marker's FPDUPTR comes from `since_hdr` (stream offset minus the offset of the
-//!   FPDU's header), so no 16-bit subtraction sits on the late path.
+//!   and so is the next Marker's FPDUPTR (`ptr_q`: its offset from the FPDU's header). A beat
+//!   leaves `ptr_q` as it is, or adds 512 when it carries the Marker; the beat that places a
+//!   header sets it from `mpos_q`. Every FPDU's header is placed in its first beat (or the
+//!   second, behind a leading Marker at W = 4), so no adder and nothing late sits in front of
+//!   a Marker's lane.
 //!
 //! A ULPDU whose `s_len` is 0 or above MULPDU is dropped whole (its beats are consumed until
 //! `tlast`) and counted.
@@ -51,7 +54,6 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     /// Synchronous, active high.
     pub reset: Signal<In, Bit>,
     pub cfg_markers: Signal<In, Bit>,
-    pub cfg_mulpdu: Signal<In, Bits<16>>,
     /// Stream offset of the first octet (a multiple of 4), loaded at reset.
     pub cfg_offset: Signal<In, Bits<16>>,
     /// The buffered ULPDU beats; `tkeep` is read on the last beat.
@@ -60,6 +62,14 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     pub s_len: Signal<In, Bits<16>>,
     /// Body words the beat yields: `N`, or `⌈(2+k)/4⌉` on a last beat of `k` octets.
     pub s_count: Signal<In, Bits<5>>,
+    /// `s_len` is 0 or over MULPDU (read with the first beat; computed before the skid buffer,
+    /// where the 16-bit comparison is off the take path).
+    pub s_bad: Signal<In, Bit>,
+    /// `s_count + 1`, `s_count + 2`, `s_count − N` and `s_count + 1 − N` (mod 256).
+    pub s_count1: Signal<In, Bits<5>>,
+    pub s_count2: Signal<In, Bits<5>>,
+    pub s_count_mn: Signal<In, Bits<8>>,
+    pub s_count1_mn: Signal<In, Bits<8>>,
     /// Assembled beats: every lane but the CRC's; `tlast` on an FPDU's last beat, whose CRC
     /// lane (zeros here) is `m_crc_lane`.
     pub m: AxisSource<D, K>,
@@ -69,7 +79,10 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     // Registers.
     phase: DFF<Phase>,
     mpos_q: DFF<Bits<7>>,
-    since_hdr: DFF<Bits<16>>,
+    /// `mpos_q − h` (mod 128).
+    mh_q: DFF<Bits<7>>,
+    mlt_q: DFF<Bit>,
+    ptr_q: DFF<Bits<16>>,
     hdr_pending: DFF<Bit>,
     held: DFF<Bits<H>>,
     /// Held words, `0..=N+1` (5 bits cover W = 64; the counts are 8-bit sums of it, and a
@@ -100,22 +113,33 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     crc_lane_t: Signal<Local, Bits<8>>,
     crc_here_t: Signal<Local, Bit>,
     complete_t: Signal<Local, Bit>,
-    used_t: Signal<Local, Bits<8>>,
     left_t: Signal<Local, Bits<8>>,
     n_body_n: Signal<Local, Bits<8>>,
     ending_n: Signal<Local, Bit>,
     crc_lane_n: Signal<Local, Bits<8>>,
     crc_here_n: Signal<Local, Bit>,
     complete_n: Signal<Local, Bit>,
-    used_n: Signal<Local, Bits<8>>,
     left_n: Signal<Local, Bits<8>>,
-    n_body: Signal<Local, Bits<8>>,
     ending: Signal<Local, Bit>,
     crc_lane: Signal<Local, Bits<8>>,
     crc_here: Signal<Local, Bit>,
     complete: Signal<Local, Bit>,
-    used: Signal<Local, Bits<8>>,
     left: Signal<Local, Bits<8>>,
+    mh: Signal<Local, Bits<7>>,
+    mpos_rst: Signal<Local, Bits<7>>,
+    mh_neg: Signal<Local, Bit>,
+    mh_t: Signal<Local, Bits<7>>,
+    mh_n: Signal<Local, Bits<7>>,
+    a1_t: Signal<Local, Bits<8>>,
+    before_t: Signal<Local, Bit>,
+    before_n: Signal<Local, Bit>,
+    mpos_t: Signal<Local, Bits<7>>,
+    mpos_n: Signal<Local, Bits<7>>,
+    mpos_next: Signal<Local, Bits<7>>,
+    wrap_t: Signal<Local, Bit>,
+    wrap_n: Signal<Local, Bit>,
+    keep_t: Signal<Local, Bits<K>>,
+    keep_n: Signal<Local, Bits<K>>,
     item: Signal<Local, Bits<I>>,
     emit: Signal<Local, Bit>,
     hdr_lane: Signal<Local, Bits<8>>,
@@ -124,6 +148,8 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     mpos4: Signal<Local, Bits<16>>,
     ptr: Signal<Local, Bits<16>>,
     ptr_be: Signal<Local, Bits<16>>,
+    ptr_base: Signal<Local, Bits<16>>,
+    wrap: Signal<Local, Bit>,
     word: Signal<Local, Bits<32>>,
     beat: Signal<Local, Bits<D>>,
     rest: Signal<Local, Bits<H>>,
@@ -133,14 +159,20 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     c_n: Constant<Bits<8>>,
     c_n_minus_1: Constant<Bits<8>>,
     c_n7: Constant<Bits<7>>,
+    c_n5: Constant<Bits<5>>,
+    // `x < N` as `x & !(N − 1) == 0` (N a power of 2): a LUT tree where a comparison would
+    // become a carry chain.
+    c_hi5: Constant<Bits<5>>,
+    c_hi7: Constant<Bits<7>>,
+    c_hi8: Constant<Bits<8>>,
     c_zero7: Constant<Bits<7>>,
     c_byte_d: Constant<Bits<D>>,
-    c_word_h: Constant<Bits<H>>,
     c_nib_k: Constant<Bits<K>>,
     c_carry_at: Constant<Bits<16>>,
     c_rest_full: Constant<Bits<16>>,
     c_rest_marker: Constant<Bits<16>>,
-    c_off_mask: Constant<Bits<16>>,
+    c_512: Constant<Bits<16>>,
+    c_minus4: Constant<Bits<16>>,
 }
 
 impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for LaneAssembly<D, K, H, I> {
@@ -154,17 +186,23 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             clock: Default::default(),
             reset: Default::default(),
             cfg_markers: Default::default(),
-            cfg_mulpdu: Default::default(),
             cfg_offset: Default::default(),
             s: Default::default(),
             s_len: Default::default(),
             s_count: Default::default(),
+            s_bad: Default::default(),
+            s_count1: Default::default(),
+            s_count2: Default::default(),
+            s_count_mn: Default::default(),
+            s_count1_mn: Default::default(),
             m: Default::default(),
             m_crc_lane: Default::default(),
             dropped: Default::default(),
             phase: Default::default(),
             mpos_q: Default::default(),
-            since_hdr: Default::default(),
+            mh_q: Default::default(),
+            mlt_q: Default::default(),
+            ptr_q: Default::default(),
             hdr_pending: Default::default(),
             held: Default::default(),
             h: Default::default(),
@@ -192,22 +230,33 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             crc_lane_t: Default::default(),
             crc_here_t: Default::default(),
             complete_t: Default::default(),
-            used_t: Default::default(),
             left_t: Default::default(),
             n_body_n: Default::default(),
             ending_n: Default::default(),
             crc_lane_n: Default::default(),
             crc_here_n: Default::default(),
             complete_n: Default::default(),
-            used_n: Default::default(),
             left_n: Default::default(),
-            n_body: Default::default(),
             ending: Default::default(),
             crc_lane: Default::default(),
             crc_here: Default::default(),
             complete: Default::default(),
-            used: Default::default(),
             left: Default::default(),
+            mh: Default::default(),
+            mpos_rst: Default::default(),
+            mh_neg: Default::default(),
+            mh_t: Default::default(),
+            mh_n: Default::default(),
+            a1_t: Default::default(),
+            before_t: Default::default(),
+            before_n: Default::default(),
+            mpos_t: Default::default(),
+            mpos_n: Default::default(),
+            mpos_next: Default::default(),
+            wrap_t: Default::default(),
+            wrap_n: Default::default(),
+            keep_t: Default::default(),
+            keep_n: Default::default(),
             item: Default::default(),
             emit: Default::default(),
             hdr_lane: Default::default(),
@@ -216,6 +265,8 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             mpos4: Default::default(),
             ptr: Default::default(),
             ptr_be: Default::default(),
+            ptr_base: Default::default(),
+            wrap: Default::default(),
             word: Default::default(),
             beat: Default::default(),
             rest: Default::default(),
@@ -224,14 +275,18 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             c_n: Constant::new(n.into()),
             c_n_minus_1: Constant::new((n - 1).into()),
             c_n7: Constant::new(n.into()),
+            c_n5: Constant::new(n.into()),
+            c_hi5: Constant::new((31 & !(n - 1)).into()),
+            c_hi7: Constant::new((127 & !(n - 1)).into()),
+            c_hi8: Constant::new((255 & !(n - 1)).into()),
             c_zero7: Constant::new(0u64.into()),
             c_byte_d: Constant::new(0xFFu64.into()),
-            c_word_h: Constant::new(0xFFFF_FFFFu64.into()),
             c_nib_k: Constant::new(0xFu64.into()),
             c_carry_at: Constant::new(((D - 16) as u64).into()),
             c_rest_full: Constant::new((32 * n).into()),
             c_rest_marker: Constant::new((32 * (n - 1)).into()),
-            c_off_mask: Constant::new(0xFFFCu64.into()),
+            c_512: Constant::new(512u64.into()),
+            c_minus4: Constant::new(0xFFFCu64.into()),
         }
     }
 }
@@ -240,7 +295,7 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, phase, mpos_q, since_hdr, hdr_pending, held, h, carry, a_valid, a_lanes, a_keep, a_crc_here,
+            self, clock, phase, mpos_q, mh_q, mlt_q, ptr_q, hdr_pending, held, h, carry, a_valid, a_lanes, a_keep, a_crc_here,
             a_crc_lane, n_dropped
         );
         self.m.tdata.next = self.a_lanes.q.val();
@@ -263,11 +318,12 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
         // Take the buffered beat? Only when stage A can advance and the held words plus this
         // beat's Marker leave room for it.
         self.adv.next = !self.a_valid.q.val() | self.m.tready.val();
-        self.len_bad.next = (self.s_len.val() == 0) | (self.s_len.val() > self.cfg_mulpdu.val());
+        self.len_bad.next = self.s_bad.val();
         self.in_drop.next = self.phase.q.val() == Phase::Drop;
         self.idle_bad.next = (self.phase.q.val() == Phase::Idle) & self.s.tvalid.val() & self.len_bad.val();
         self.mpos.next = bit_cast::<8, 7>(self.mpos_q.q.val());
-        self.mk.next = self.cfg_markers.val() & (self.mpos_q.q.val() < self.c_n7.val());
+        // `mpos_q < N`, registered beside `mpos_q` (computed from each next value).
+        self.mk.next = self.cfg_markers.val() & self.mlt_q.q.val();
         self.take.next = false;
         if !self.reset.val() & !self.in_drop.val() & !self.idle_bad.val() & self.adv.val() & self.s.tvalid.val() {
             match self.phase.q.val() {
@@ -275,14 +331,19 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
                     self.take.next = true;
                 }
                 Phase::Body => {
-                    self.take.next = (bit_cast::<8, 5>(self.h.q.val()) + self.mk.val()) <= self.c_n.val();
+                    // h + mk ≤ N, as two comparisons of the register with constants.
+                    self.take.next = ((self.h.q.val() & self.c_hi5.val()) == 0) | (self.h.q.val() == self.c_n5.val());
+                    if self.mk.val() {
+                        self.take.next = (self.h.q.val() & self.c_hi5.val()) == 0;
+                    }
                 }
                 _ => {}
             }
         }
         self.first.next = self.phase.q.val() == Phase::Idle;
-        // The ULPDU_Length word is item 0 of this beat until it has been sent.
-        self.hdr_pend.next = (self.first.val() & self.take.val()) | self.hdr_pending.q.val();
+        // The ULPDU_Length word is item 0 of this beat until it has been sent (a first beat goes
+        // out only when taken, so `take` need not be asked).
+        self.hdr_pend.next = self.first.val() | self.hdr_pending.q.val();
 
         // This beat's body words: {0, beat, carry} (the carry is ULPDU_Length, big-endian, on
         // a ULPDU's first beat).
@@ -291,53 +352,139 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
             self.carry_eff.next = (self.s_len.val() >> 8) | (self.s_len.val() << 8);
         }
         self.cur.next = (bit_cast::<H, D>(self.in_data.val()) << 16) | bit_cast::<H, 16>(self.carry_eff.val());
-
-        // Lane counts if the beat is taken (_t) and if not (_n).
-        self.n_body_t.next = bit_cast::<8, 5>(self.h.q.val()) + bit_cast::<8, 5>(self.s_count.val());
-        self.ending_t.next = (self.phase.q.val() == Phase::Tail) | self.s.tlast.val();
-        self.crc_lane_t.next = self.n_body_t.val() + (self.mk.val() & (self.mpos.val() <= self.n_body_t.val()));
-        self.crc_here_t.next = self.ending_t.val() & (self.crc_lane_t.val() < self.c_n.val());
-        self.complete_t.next = self.ending_t.val()
-            | (self.n_body_t.val() >= self.c_n.val())
-            | (self.mk.val() & (self.mpos.val() < self.n_body_t.val()) & (self.n_body_t.val() == self.c_n_minus_1.val()));
-        self.used_t.next = self.c_n.val();
-        self.left_t.next = (self.n_body_t.val() + self.mk.val()) - self.c_n.val();
-        if self.crc_here_t.val() {
-            self.used_t.next = self.crc_lane_t.val() + 1;
-            self.left_t.next = 0.into();
+        // Only a last beat's words past `N` are body words; a full beat's top 16 bits are the
+        // next beat's carry. So the words past a beat's count are zero, and the item window
+        // below needs no count to zero its unused lanes.
+        if !self.s.tlast.val() {
+            self.cur.next = bit_cast::<H, D>(bit_cast::<D, H>(self.cur.val()));
         }
+        // A beat not taken adds nothing to the window.
+        if !self.take.val() {
+            self.cur.next = 0.into();
+        }
+
+        // Lane counts if the beat is taken (_t) and if not (_n), each as a few parallel sums of
+        // registers (the beat's count, and count + 1, count + 2, count − N, count + 1 − N from
+        // the side channel, computed before the skid buffer) and comparisons with constants:
+        // no sum feeds another sum, so the carry chains sit side by side, not in a row.
+        // `n` body words are available; a Marker is before the CRC lane when `mpos ≤ n`
+        // (`before`); the CRC lane is `n + before`, so `used = n + 1 + before` on a CRC beat.
+        // `mpos − h` (mod 128) is a register too (`mh_q`), so "is the Marker before word n" is one
+        // comparison with the beat's count rather than a comparison behind a sum. When `mk`,
+        // `mpos < N ≤ 16` and `h ≤ N + 1`, so `mh` read as a signed 7-bit value is exact.
+        self.mh.next = self.mh_q.q.val();
+        self.mh_neg.next = self.mh_q.q.val().get_bit(6);
+        self.n_body_t.next = bit_cast::<8, 5>(self.h.q.val()) + bit_cast::<8, 5>(self.s_count.val());
+        self.a1_t.next = bit_cast::<8, 5>(self.h.q.val()) + bit_cast::<8, 5>(self.s_count1.val());
+        self.ending_t.next = (self.phase.q.val() == Phase::Tail) | self.s.tlast.val();
+        self.before_t.next = self.mk.val() & (self.mh_neg.val() | (self.mh.val() <= bit_cast::<7, 5>(self.s_count.val())));
+        self.crc_here_t.next = self.ending_t.val()
+            & ((self.n_body_t.val() & self.c_hi8.val()) == 0)
+            & !(self.before_t.val() & (self.n_body_t.val() == self.c_n_minus_1.val()));
+        self.complete_t.next = self.ending_t.val()
+            | ((self.n_body_t.val() & self.c_hi8.val()) != 0)
+            | (self.mk.val()
+                & (self.mh_neg.val() | (self.mh.val() < bit_cast::<7, 5>(self.s_count.val())))
+                & (self.n_body_t.val() == self.c_n_minus_1.val()));
+        self.crc_lane_t.next = self.n_body_t.val();
+        if self.before_t.val() {
+            self.crc_lane_t.next = self.a1_t.val();
+        }
+        self.left_t.next = bit_cast::<8, 5>(self.h.q.val()) + self.s_count_mn.val();
+        if self.mk.val() {
+            self.left_t.next = bit_cast::<8, 5>(self.h.q.val()) + self.s_count1_mn.val();
+        }
+        self.mpos_t.next = self.mpos_q.q.val() - self.c_n7.val();
+        if self.crc_here_t.val() {
+            self.left_t.next = 0.into();
+            self.mpos_t.next = self.mh.val() - bit_cast::<7, 5>(self.s_count1.val());
+            if self.before_t.val() {
+                self.mpos_t.next = self.mh.val() - bit_cast::<7, 5>(self.s_count2.val());
+            }
+        }
+        self.wrap_t.next = self.mk.val() & (!self.crc_here_t.val() | self.before_t.val());
+        // `mpos − h` after the beat: `− count − mk` on a full beat, `− count − 1 − before` on
+        // a CRC beat (then h is 0 and mpos moves past the CRC lane).
+        self.mh_t.next = self.mh.val() - bit_cast::<7, 5>(self.s_count.val());
+        if self.crc_here_t.val() | self.mk.val() {
+            self.mh_t.next = self.mh.val() - bit_cast::<7, 5>(self.s_count1.val());
+        }
+        if self.crc_here_t.val() & self.before_t.val() {
+            self.mh_t.next = self.mh.val() - bit_cast::<7, 5>(self.s_count2.val());
+        }
+        // Lane 0 is always used.
+        self.keep_t.next = self.c_nib_k.val();
+        for l in 1..(K / 4) {
+            if !self.crc_here_t.val()
+                | (self.before_t.val() & (self.a1_t.val() >= l.to_bits::<8>()))
+                | (!self.before_t.val() & (self.n_body_t.val() >= l.to_bits::<8>()))
+            {
+                self.keep_t.next = self.keep_t.val() | (self.c_nib_k.val() << (l * 4).to_bits::<16>());
+            }
+        }
+
         self.n_body_n.next = bit_cast::<8, 5>(self.h.q.val());
         self.ending_n.next = self.phase.q.val() == Phase::Tail;
-        self.crc_lane_n.next = self.n_body_n.val() + (self.mk.val() & (self.mpos.val() <= self.n_body_n.val()));
-        self.crc_here_n.next = self.ending_n.val() & (self.crc_lane_n.val() < self.c_n.val());
+        self.before_n.next = self.mk.val() & (self.mh_neg.val() | (self.mh.val() == 0));
+        self.crc_here_n.next = self.ending_n.val()
+            & ((self.n_body_n.val() & self.c_hi8.val()) == 0)
+            & !(self.before_n.val() & (self.n_body_n.val() == self.c_n_minus_1.val()));
         self.complete_n.next = self.ending_n.val()
-            | (self.n_body_n.val() >= self.c_n.val())
-            | (self.mk.val() & (self.mpos.val() < self.n_body_n.val()) & (self.n_body_n.val() == self.c_n_minus_1.val()));
-        self.used_n.next = self.c_n.val();
-        self.left_n.next = (self.n_body_n.val() + self.mk.val()) - self.c_n.val();
-        if self.crc_here_n.val() {
-            self.used_n.next = self.crc_lane_n.val() + 1;
-            self.left_n.next = 0.into();
+            | ((self.n_body_n.val() & self.c_hi8.val()) != 0)
+            | (self.mk.val() & self.mh_neg.val() & (self.n_body_n.val() == self.c_n_minus_1.val()));
+        self.crc_lane_n.next = self.n_body_n.val();
+        if self.before_n.val() {
+            self.crc_lane_n.next = self.n_body_n.val() + 1;
         }
-        self.n_body.next = self.n_body_n.val();
+        self.left_n.next = self.n_body_n.val() - self.c_n.val();
+        if self.mk.val() {
+            self.left_n.next = (self.n_body_n.val() + 1) - self.c_n.val();
+        }
+        self.mpos_n.next = self.mpos_q.q.val() - self.c_n7.val();
+        if self.crc_here_n.val() {
+            self.left_n.next = 0.into();
+            self.mpos_n.next = self.mh.val() - 1;
+            if self.before_n.val() {
+                self.mpos_n.next = self.mh.val() - 2;
+            }
+        }
+        self.wrap_n.next = self.mk.val() & (!self.crc_here_n.val() | self.before_n.val());
+        self.mh_n.next = self.mh.val();
+        if self.crc_here_n.val() | self.mk.val() {
+            self.mh_n.next = self.mh.val() - 1;
+        }
+        if self.crc_here_n.val() & self.before_n.val() {
+            self.mh_n.next = self.mh.val() - 2;
+        }
+        // Lane 0 is always used.
+        self.keep_n.next = self.c_nib_k.val();
+        for l in 1..(K / 4) {
+            if !self.crc_here_n.val() | (self.crc_lane_n.val() >= l.to_bits::<8>()) {
+                self.keep_n.next = self.keep_n.val() | (self.c_nib_k.val() << (l * 4).to_bits::<16>());
+            }
+        }
+
         self.ending.next = self.ending_n.val();
         self.crc_lane.next = self.crc_lane_n.val();
         self.crc_here.next = self.crc_here_n.val();
         self.complete.next = self.complete_n.val();
-        self.used.next = self.used_n.val();
         self.left.next = self.left_n.val();
+        self.mpos_next.next = self.mpos_n.val();
+        self.wrap.next = self.wrap_n.val();
+        self.keep_used.next = self.keep_n.val();
         if self.take.val() {
-            self.n_body.next = self.n_body_t.val();
             self.ending.next = self.ending_t.val();
             self.crc_lane.next = self.crc_lane_t.val();
             self.crc_here.next = self.crc_here_t.val();
             self.complete.next = self.complete_t.val();
-            self.used.next = self.used_t.val();
             self.left.next = self.left_t.val();
+            self.mpos_next.next = self.mpos_t.val();
+            self.wrap.next = self.wrap_t.val();
+            self.keep_used.next = self.keep_t.val();
         }
 
-        // The item window: held words, then this beat's words past them (held words at and
-        // above h are zero).
+        // The item window: held words, then this beat's words if taken past them (held words at
+        // and above h are zero).
         self.item.next = bit_cast::<I, H>(self.held.q.val())
             | (bit_cast::<I, H>(self.cur.val()) << (bit_cast::<16, 5>(self.h.q.val()) << 5));
 
@@ -358,7 +505,7 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
         self.hdr_placed.next = self.hdr_pend.val() & (self.hdr_lane.val() < self.c_n.val());
         self.before_header.next = self.hdr_pend.val() & (self.mpos.val() == 0);
         self.mpos4.next = bit_cast::<16, 8>(self.mpos.val()) << 2;
-        self.ptr.next = self.since_hdr.q.val() + self.mpos4.val();
+        self.ptr.next = self.ptr_q.q.val();
         if self.before_header.val() {
             self.ptr.next = 0.into();
         } else if self.hdr_placed.val() {
@@ -368,53 +515,51 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
         // FPDUPTR big-endian, in a 16-bit temporary: swapped inside a wider expression, Verilog
         // would keep the octet that rust-hdl shifts out.
         self.ptr_be.next = (self.ptr.val() >> 8) | (self.ptr.val() << 8);
+        // What `ptr_q` becomes: relative to a header placed in this beat, the Marker lane's
+        // offset from it (`4·mpos` with the header in lane 0; −4 with it in lane 1 behind the
+        // Marker, which this beat then sends); else unchanged. Plus 512 if the beat sends the
+        // Marker (`wrap`).
+        self.ptr_base.next = self.ptr_q.q.val();
+        if self.hdr_placed.val() {
+            self.ptr_base.next = self.mpos4.val();
+            if self.hdr_lane.val() != 0 {
+                self.ptr_base.next = self.c_minus4.val();
+            }
+        }
 
         // The lanes: the Marker (reserved octets 0-1, FPDUPTR in 2-3), the items before it in
         // their own lanes, the ones after it one lane up. Lane 0 has nothing before it.
-        self.word.next = 0.into();
+        self.word.next = self.item.val().get_bits::<32>(0);
         if self.mk.val() & (self.mpos.val() == 0) {
             self.word.next = bit_cast::<32, 16>(self.ptr_be.val()) << 16;
-        } else if self.n_body.val() > 0 {
-            self.word.next = self.item.val().get_bits::<32>(0);
         }
         self.beat.next = bit_cast::<D, 32>(self.word.val());
         for l in 1..(K / 4) {
-            self.word.next = 0.into();
+            self.word.next = self.item.val().get_bits::<32>(l * 32);
             if self.mk.val() & (self.mpos.val() == l.to_bits::<8>()) {
                 self.word.next = bit_cast::<32, 16>(self.ptr_be.val()) << 16;
             } else if self.mk.val() & (self.mpos.val() < l.to_bits::<8>()) {
-                if l.to_bits::<8>() <= self.n_body.val() {
-                    self.word.next = self.item.val().get_bits::<32>((l - 1) * 32);
-                }
-            } else if l.to_bits::<8>() < self.n_body.val() {
-                self.word.next = self.item.val().get_bits::<32>(l * 32);
+                self.word.next = self.item.val().get_bits::<32>((l - 1) * 32);
             }
             self.beat.next = self.beat.val() | (bit_cast::<D, 32>(self.word.val()) << (l * 32).to_bits::<16>());
         }
 
         // Words left to hold: a full beat takes N - mk items, so they start at item N - mk (one
-        // of two fixed shifts); a CRC beat leaves none.
+        // of two fixed shifts). The item window is zero past its `n_body` words, so what is
+        // shifted down is exactly the `left` words to hold (none after a CRC beat).
         self.rest.next = bit_cast::<H, I>(self.item.val() >> self.c_rest_full.val());
         if self.mk.val() {
             self.rest.next = bit_cast::<H, I>(self.item.val() >> self.c_rest_marker.val());
         }
-        self.held_next.next = 0.into();
-        for i in 0..(K / 4 + 1) {
-            if i.to_bits::<8>() < self.left.val() {
-                self.held_next.next =
-                    self.held_next.val() | (self.rest.val() & (self.c_word_h.val() << (i * 32).to_bits::<16>()));
-            }
-        }
-        self.keep_used.next = 0.into();
-        for l in 0..(K / 4) {
-            if self.used.val() > l.to_bits::<8>() {
-                self.keep_used.next = self.keep_used.val() | (self.c_nib_k.val() << (l * 4).to_bits::<16>());
-            }
-        }
+        self.held_next.next = self.rest.val();
 
         // The buffered beat is consumed when taken, or discarded with a dropped ULPDU.
         self.s.tready.next = !self.reset.val()
             & ((self.in_drop.val() & self.s.tvalid.val()) | self.idle_bad.val() | self.take.val());
+
+        // The lane of the first Marker: (512 - offset mod 512) / 4, mod 128 (in a 7-bit Local:
+        // Verilog would compare the unwrapped difference).
+        self.mpos_rst.next = self.c_zero7.val() - bit_cast::<7, 16>(self.cfg_offset.val() >> 2);
 
         // Registers.
         if self.m.tready.val() {
@@ -439,10 +584,19 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
                 self.a_crc_here.d.next = self.crc_here.val();
                 self.a_crc_lane.d.next = self.crc_lane.val();
                 self.a_keep.d.next = self.keep_used.val();
-                self.mpos_q.d.next = self.mpos_q.q.val() - bit_cast::<7, 8>(self.used.val());
-                self.since_hdr.d.next = self.since_hdr.q.val() + (bit_cast::<16, 8>(self.used.val()) << 2);
-                if self.hdr_placed.val() {
-                    self.since_hdr.d.next = (bit_cast::<16, 8>(self.used.val()) - bit_cast::<16, 8>(self.hdr_lane.val())) << 2;
+                self.mpos_q.d.next = self.mpos_next.val();
+                self.mh_q.d.next = self.mh_n.val();
+                if self.take.val() {
+                    self.mh_q.d.next = self.mh_t.val();
+                }
+                self.mlt_q.d.next = (self.mpos_n.val() & self.c_hi7.val()) == 0;
+                if self.take.val() {
+                    self.mlt_q.d.next = (self.mpos_t.val() & self.c_hi7.val()) == 0;
+                }
+                // The next Marker's FPDUPTR: 512 octets on when this beat sent one.
+                self.ptr_q.d.next = self.ptr_base.val();
+                if self.wrap.val() {
+                    self.ptr_q.d.next = self.ptr_base.val() + self.c_512.val();
                 }
                 self.hdr_pending.d.next = self.hdr_pend.val() & !self.hdr_placed.val();
                 self.held.d.next = self.held_next.val();
@@ -458,9 +612,10 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
         }
         if self.reset.val() {
             self.phase.d.next = Phase::Idle;
-            // The lane of the first Marker: (512 - offset mod 512) / 4, mod 128.
-            self.mpos_q.d.next = self.c_zero7.val() - bit_cast::<7, 16>(self.cfg_offset.val() >> 2);
-            self.since_hdr.d.next = self.cfg_offset.val() & self.c_off_mask.val();
+            self.mpos_q.d.next = self.mpos_rst.val();
+            self.mh_q.d.next = self.mpos_rst.val();
+            self.mlt_q.d.next = (self.mpos_rst.val() & self.c_hi7.val()) == 0;
+            self.ptr_q.d.next = 0.into();
             self.hdr_pending.d.next = false;
             self.held.d.next = 0.into();
             self.h.d.next = 0.into();

@@ -15,8 +15,9 @@
 //! Written once, in `#[hdl_gen]`, as three stages in one file each: the input skid buffer
 //! ([`crate::axis::AxisSkid`]: `s_tready` is a register output), [`lanes::LaneAssembly`]
 //! (Markers, header, PAD; the datapath is described there) and [`crc_stage::CrcStage`] (the
-//! CRC-32C step leaf and the CRC lane). Latency three clocks; one ULPDU per beat back to back
-//! runs at one FPDU per clock, and a ULPDU whose tail does not fit its last beat costs one more.
+//! pipelined CRC-32C and the CRC lane). Latency [`LATENCY`] (nine) clocks; one ULPDU per beat
+//! back to back runs at one FPDU per clock, and a ULPDU whose tail does not fit its last beat
+//! costs one more.
 
 pub mod crc_stage;
 pub mod lanes;
@@ -29,6 +30,10 @@ use crc_stage::CrcStage;
 use lanes::LaneAssembly;
 use offload_driver::mpa::{FramingConfig, Framer};
 use rust_hdl::prelude::*;
+
+/// Clocks from a beat's acceptance at `s` to the earliest output beat it reaches at `m`: the
+/// input skid buffer, the lane assembly's output register and the CRC stage's registers.
+pub const LATENCY: u64 = 2 + crc_stage::REGISTERS;
 
 /// The block's contract, for its tests and co-simulation: the FPDUs it must emit for
 /// `ulpdus` framed from stream offset `offset` — the software framer's, one per ULPDU, with the
@@ -93,13 +98,20 @@ pub struct MpaTx<const D: usize, const K: usize, const H: usize, const I: usize>
     pub s_len: Signal<In, Bits<16>>,
     pub m: AxisSource<D, K>,
     pub counters: MpaTxCounters,
-    inbuf: AxisSkid<D, K, 21>,
+    inbuf: AxisSkid<D, K, 48>,
     assembly: LaneAssembly<D, K, H, I>,
     crc: CrcStage<D, K>,
     /// Body words of the input beat: `N`, or `1 + Σ tkeep[4j-2]` (= ⌈(2+k)/4⌉) on a last beat,
     /// computed before the skid buffer so the lane counts start from a register.
     count: Signal<Local, Bits<5>>,
+    bad: Signal<Local, Bit>,
+    count1: Signal<Local, Bits<5>>,
+    count2: Signal<Local, Bits<5>>,
+    count_mn: Signal<Local, Bits<8>>,
+    count1_mn: Signal<Local, Bits<8>>,
     c_n: Constant<Bits<5>>,
+    c_bad: Constant<Bits<48>>,
+    c_n8: Constant<Bits<8>>,
 }
 
 /// The three shipped widths.
@@ -121,7 +133,14 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             assembly: Default::default(),
             crc: Default::default(),
             count: Default::default(),
+            bad: Default::default(),
+            count1: Default::default(),
+            count2: Default::default(),
+            count_mn: Default::default(),
+            count1_mn: Default::default(),
             c_n: Constant::new(((K / 4) as u64).into()),
+            c_bad: Constant::new((1u64 << 21).into()),
+            c_n8: Constant::new(((K / 4) as u64).into()),
         }
     }
 }
@@ -146,14 +165,35 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for M
                 }
             }
         }
-        self.inbuf.s_user.next = (bit_cast::<21, 16>(self.s_len.val()) << 5) | bit_cast::<21, 5>(self.count.val());
+        // A bad length (0 or over MULPDU) is judged here, as the beat enters: MULPDU is read
+        // then (it may change between FPDUs, not while one is buffered).
+        self.bad.next = (self.s_len.val() == 0) | (self.s_len.val() > self.cfg.mulpdu.val());
+        // Sums the lane assembly would otherwise chain behind its own: the beat's word count
+        // plus 1 and 2, and minus N (mod 256) plus 0 and 1.
+        self.count1.next = self.count.val() + 1;
+        self.count2.next = self.count.val() + 2;
+        self.count_mn.next = bit_cast::<8, 5>(self.count.val()) - self.c_n8.val();
+        self.count1_mn.next = (bit_cast::<8, 5>(self.count.val()) + 1) - self.c_n8.val();
+        self.inbuf.s_user.next = (bit_cast::<48, 8>(self.count1_mn.val()) << 40)
+            | (bit_cast::<48, 8>(self.count_mn.val()) << 32)
+            | (bit_cast::<48, 5>(self.count2.val()) << 27)
+            | (bit_cast::<48, 5>(self.count1.val()) << 22)
+            | (bit_cast::<48, 16>(self.s_len.val()) << 5)
+            | bit_cast::<48, 5>(self.count.val());
+        if self.bad.val() {
+            self.inbuf.s_user.next = self.inbuf.s_user.val() | self.c_bad.val();
+        }
 
         // Skid buffer → lane assembly → CRC stage → output port.
         AxisSource::<D, K>::join(&mut self.inbuf.m, &mut self.assembly.s);
         self.assembly.s_len.next = self.inbuf.m_user.val().get_bits::<16>(5);
         self.assembly.s_count.next = self.inbuf.m_user.val().get_bits::<5>(0);
+        self.assembly.s_bad.next = self.inbuf.m_user.val().get_bit(21);
+        self.assembly.s_count1.next = self.inbuf.m_user.val().get_bits::<5>(22);
+        self.assembly.s_count2.next = self.inbuf.m_user.val().get_bits::<5>(27);
+        self.assembly.s_count_mn.next = self.inbuf.m_user.val().get_bits::<8>(32);
+        self.assembly.s_count1_mn.next = self.inbuf.m_user.val().get_bits::<8>(40);
         self.assembly.cfg_markers.next = self.cfg.markers.val();
-        self.assembly.cfg_mulpdu.next = self.cfg.mulpdu.val();
         self.assembly.cfg_offset.next = self.cfg.offset.val();
         AxisSource::<D, K>::join(&mut self.assembly.m, &mut self.crc.s);
         self.crc.s_crc_lane.next = self.assembly.m_crc_lane.val();

@@ -56,6 +56,8 @@ pub fn run_mpa_tx<M: ClockedModel + ?Sized>(
     set_framing_config(m, config, offset)?;
     let fpdus = m.expect_port("counters_fpdus", Dir::Out, Some(32))?;
     let dropped = m.expect_port("counters_dropped", Dir::Out, Some(32))?;
+    // The last FPDU leaves up to `LATENCY` cycles after the last beat: drain at least that long.
+    let traffic = &Traffic { drain_cycles: traffic.drain_cycles.max(crate::mpa_tx::LATENCY + 2), ..traffic.clone() };
     m.reset(2);
     let stream = run_streams(m, &[(&input, ulpdus)], &[&output], traffic, &mut |_, _| Ok(()))?;
     Ok(MpaTxRun {
