@@ -30,11 +30,14 @@
 //! good, and those are the frames whose `tlast` said good (`SoftwareOffload::mpa_deframe`,
 //! [`crate::testbench::compare_with_deframer`]).
 //!
-//! Written once, in `#[hdl_gen]`, as four stages: the input skid buffer
+//! Written once, in `#[hdl_gen]`, as six stages: the input skid buffer
 //! ([`crate::axis::AxisSkid`]: `s_tready` is a register output), [`aligner::Aligner`] (the
 //! octets packed, each FPDU's words cut into beats of their own), [`crc_check::CrcCheck`] (the
-//! CRC-32C step leaf and the comparison with the CRC field) and [`check::Check`] (length and
-//! Marker checks, Marker removal, ULPDU packing, verdict).
+//! CRC-32C step leaf), [`prep::Prep`] (the CRC comparison, length and Marker checks, Marker
+//! removal, the beat's ULPDU octets counted: a clock ahead of their use), [`check::Check`]
+//! (ULPDU packing, verdict) and the output skid buffer (the consumer's `m_tready` reaches no
+//! further than its registers). The prep stage and the output skid buffer came with issue 26's
+//! pipelining: two clocks more latency, the same rate.
 
 pub mod aligner;
 pub mod check;
