@@ -60,7 +60,10 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     // Registers.
     acc: DFF<Bits<D2>>,
     c: DFF<Bits<8>>,
+    /// The stream offset of `acc`'s octet 0 a clock late: `woff + 4·e_q` is today's (the add
+    /// then starts from registers instead of behind this clock's word count).
     woff: DFF<Bits<32>>,
+    e_q: DFF<Bits<8>>,
     mpos: DFF<Bits<7>>,
     r: DFF<Bits<16>>,
     /// `min(r, 64)`, and whether a Marker falls in this clock's window: registered copies,
@@ -77,6 +80,7 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     o_valid: DFF<Bit>,
     // Combinational.
     adv: Signal<Local, Bit>,
+    woff_now: Signal<Local, Bits<32>>,
     avail: Signal<Local, Bits<8>>,
     mposv: Signal<Local, Bits<8>>,
     mk: Signal<Local, Bit>,
@@ -133,6 +137,8 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             acc: Default::default(),
             c: Default::default(),
             woff: Default::default(),
+            e_q: Default::default(),
+            woff_now: Default::default(),
             mpos: Default::default(),
             r: Default::default(),
             mk_q: Default::default(),
@@ -180,7 +186,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, acc, c, woff, mpos, r, r_sat, mk_q, o_words, o_n, o_first, o_last, o_mk, o_mkl, o_base,
+            self, clock, acc, c, woff, e_q, mpos, r, r_sat, mk_q, o_words, o_n, o_first, o_last, o_mk, o_mkl, o_base,
             o_valid
         );
         self.b.words.next = self.o_words.q.val();
@@ -280,7 +286,9 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
                     << (bit_cast::<16, 8>(self.stay.val()) << 3));
             self.c.d.next = self.stay.val() + self.s_count.val();
         }
-        self.woff.d.next = self.woff.q.val() + (bit_cast::<32, 8>(self.e.val()) << 2);
+        self.woff_now.next = self.woff.q.val() + (bit_cast::<32, 8>(self.e_q.q.val()) << 2);
+        self.woff.d.next = self.woff_now.val();
+        self.e_q.d.next = self.e.val();
         self.mpos_next.next = self.mpos.q.val() - bit_cast::<7, 8>(self.e.val());
         self.r_next.next = self.r.q.val();
         if self.adv.val() {
@@ -294,12 +302,13 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             self.o_last.d.next = self.r_eff.val() == self.taken.val();
             self.o_mk.d.next = self.mk_in.val();
             self.o_mkl.d.next = self.mposv.val();
-            self.o_base.d.next = self.woff.q.val();
+            self.o_base.d.next = self.woff_now.val();
         }
         if self.reset.val() {
             self.acc.d.next = 0.into();
             self.c.d.next = 0.into();
             self.woff.d.next = self.cfg_offset.val();
+            self.e_q.d.next = 0.into();
             // The lane of the first Marker: (512 - offset mod 512) / 4, mod 128.
             self.mpos_next.next = self.c_zero7.val() - bit_cast::<7, 32>(self.cfg_offset.val() >> 2);
             self.r_next.next = 0.into();

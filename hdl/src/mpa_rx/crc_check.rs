@@ -6,8 +6,9 @@
 //! Each beat from stage A goes through the CRC step leaf with a prefix `keep`: all its word
 //! lanes, or on the FPDU's last beat all but the last (the CRC lane), so the leading Marker,
 //! any Marker inside the FPDU, the header and the PAD are covered. On the last beat the
-//! finished CRC is compared with that lane (octet 0 in bits 7:0, as the framer inserts it) and
-//! the beat goes on with `c_crc_bad`; the register restarts for the next FPDU.
+//! finished CRC and that lane (octet 0 in bits 7:0, as the framer inserts it) are registered
+//! with the beat; the register restarts for the next FPDU. The comparison is the next stage's
+//! ([`super::prep::Prep`]): behind the step network it made this stage's path 11 LUT4 levels.
 
 use super::{WordBeatSink, WordBeatSource};
 use crate::crc::CrcStep;
@@ -20,13 +21,10 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high.
     pub reset: Signal<In, Bit>,
-    pub cfg_crc: Signal<In, Bit>,
     /// Stage A's word beats (see [`super::aligner::Aligner`]).
     pub b: WordBeatSink<D>,
-    /// The same beats, registered, with `c_crc_bad` on an FPDU's last beat whose CRC differs
-    /// (when CRCs are on).
+    /// The same beats, registered.
     pub c: WordBeatSource<D>,
-    pub c_crc_bad: Signal<Out, Bit>,
     /// On the last beat: the CRC field (as a little-endian word) and the CRC computed.
     pub c_crc_found: Signal<Out, Bits<32>>,
     pub c_crc_calc: Signal<Out, Bits<32>>,
@@ -39,7 +37,6 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     q_mk: DFF<Bit>,
     q_mkl: DFF<Bits<8>>,
     q_base: DFF<Bits<32>>,
-    q_bad: DFF<Bit>,
     q_found: DFF<Bits<32>>,
     q_calc: DFF<Bits<32>>,
     q_valid: DFF<Bit>,
@@ -56,10 +53,8 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            cfg_crc: Default::default(),
             b: Default::default(),
             c: Default::default(),
-            c_crc_bad: Default::default(),
             c_crc_found: Default::default(),
             c_crc_calc: Default::default(),
             c_init: Constant::new(step.init()),
@@ -72,7 +67,6 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             q_mk: Default::default(),
             q_mkl: Default::default(),
             q_base: Default::default(),
-            q_bad: Default::default(),
             q_found: Default::default(),
             q_calc: Default::default(),
             q_valid: Default::default(),
@@ -87,7 +81,7 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
 impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, crc_r, q_words, q_n, q_first, q_last, q_mk, q_mkl, q_base, q_bad, q_found, q_calc, q_valid);
+        dff_setup!(self, clock, crc_r, q_words, q_n, q_first, q_last, q_mk, q_mkl, q_base, q_found, q_calc, q_valid);
         self.c.words.next = self.q_words.q.val();
         self.c.n.next = self.q_n.q.val();
         self.c.first.next = self.q_first.q.val();
@@ -95,7 +89,6 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         self.c.mk.next = self.q_mk.q.val();
         self.c.mkl.next = self.q_mkl.q.val();
         self.c.base.next = self.q_base.q.val();
-        self.c_crc_bad.next = self.q_bad.q.val();
         self.c_crc_found.next = self.q_found.q.val();
         self.c_crc_calc.next = self.q_calc.q.val();
         self.c.valid.next = self.q_valid.q.val();
@@ -130,7 +123,6 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
                 self.q_mk.d.next = self.b.mk.val();
                 self.q_mkl.d.next = self.b.mkl.val();
                 self.q_base.d.next = self.b.base.val();
-                self.q_bad.d.next = self.b.last.val() & self.cfg_crc.val() & (self.crc_word.val() != self.step.fin.val());
                 self.q_found.d.next = self.crc_word.val();
                 self.q_calc.d.next = self.step.fin.val();
                 self.crc_r.d.next = self.step.nxt.val();

@@ -30,21 +30,26 @@
 //! good, and those are the frames whose `tlast` said good (`SoftwareOffload::mpa_deframe`,
 //! [`crate::testbench::compare_with_deframer`]).
 //!
-//! Written once, in `#[hdl_gen]`, as four stages: the input skid buffer
+//! Written once, in `#[hdl_gen]`, as six stages: the input skid buffer
 //! ([`crate::axis::AxisSkid`]: `s_tready` is a register output), [`aligner::Aligner`] (the
 //! octets packed, each FPDU's words cut into beats of their own), [`crc_check::CrcCheck`] (the
-//! CRC-32C step leaf and the comparison with the CRC field) and [`check::Check`] (length and
-//! Marker checks, Marker removal, ULPDU packing, verdict).
+//! CRC-32C step leaf), [`prep::Prep`] (the CRC comparison, length and Marker checks, Marker
+//! removal, the beat's ULPDU octets counted: a clock ahead of their use), [`check::Check`]
+//! (ULPDU packing, verdict) and the output skid buffer (the consumer's `m_tready` reaches no
+//! further than its registers). The prep stage and the output skid buffer came with issue 26's
+//! pipelining: two clocks more latency, the same rate.
 
 pub mod aligner;
 pub mod check;
 pub mod crc_check;
+pub mod prep;
 
 use crate::axis::{AxisSink, AxisSkid, AxisSource};
 use crate::testbench::{BenchError, HdlModel};
 use aligner::Aligner;
 use check::Check;
 use crc_check::CrcCheck;
+use prep::Prep;
 use offload_driver::mpa::{CRC_LEN, HEADER_LEN, MARKER_INTERVAL, MARKER_LEN};
 use rust_hdl::prelude::*;
 
@@ -172,11 +177,18 @@ pub struct MpaRx<const D: usize, const K: usize, const D2: usize> {
     inbuf: AxisSkid<D, K, 8>,
     align: Aligner<D, K, D2>,
     crcc: CrcCheck<D, K>,
+    prep: Prep<D, K>,
     check: Check<D, K, D2>,
+    /// The output skid buffer: `m_tuser` (bit 0) and `m_len` ride on its side channel, and the
+    /// check stage sees a registered `tready`, not the consumer's (issue 26: `m_tready` reached
+    /// through every stage's ready into the aligner's word count).
+    outbuf: AxisSkid<D, K, 17>,
     /// Octets of the input beat (`K`, or on a `tlast` beat the highest `tkeep` bit + 1),
     /// computed before the skid buffer.
     count: Signal<Local, Bits<8>>,
+    out_user: Signal<Local, Bits<17>>,
     c_k: Constant<Bits<8>>,
+    c_one17: Constant<Bits<17>>,
 }
 
 impl<const D: usize, const K: usize, const D2: usize> Default for MpaRx<D, K, D2> {
@@ -194,9 +206,13 @@ impl<const D: usize, const K: usize, const D2: usize> Default for MpaRx<D, K, D2
             inbuf: Default::default(),
             align: Default::default(),
             crcc: Default::default(),
+            prep: Default::default(),
             check: Default::default(),
+            outbuf: Default::default(),
             count: Default::default(),
+            out_user: Default::default(),
             c_k: Constant::new((K as u64).into()),
+            c_one17: Constant::new(1u64.into()),
         }
     }
 }
@@ -208,11 +224,13 @@ pub type MpaRxW64 = MpaRx<512, 64, 1024>;
 impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, inbuf, align, crcc, check);
+        clock!(self, clock, inbuf, align, crcc, prep, check, outbuf);
         self.inbuf.reset.next = self.reset.val();
         self.align.reset.next = self.reset.val();
         self.crcc.reset.next = self.reset.val();
+        self.prep.reset.next = self.reset.val();
         self.check.reset.next = self.reset.val();
+        self.outbuf.reset.next = self.reset.val();
 
         AxisSink::<D, K>::link(&mut self.s, &mut self.inbuf.s);
         self.count.next = self.c_k.val();
@@ -233,22 +251,42 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
         self.align.cfg_mulpdu.next = self.cfg.mulpdu.val();
 
         WordBeatSource::<D>::join(&mut self.align.b, &mut self.crcc.b);
-        self.crcc.cfg_crc.next = self.cfg.crc.val();
 
-        WordBeatSource::<D>::join(&mut self.crcc.c, &mut self.check.b);
-        self.check.b_crc_bad.next = self.crcc.c_crc_bad.val();
-        self.check.b_crc_found.next = self.crcc.c_crc_found.val();
-        self.check.b_crc_calc.next = self.crcc.c_crc_calc.val();
-        self.check.cfg_mulpdu.next = self.cfg.mulpdu.val();
+        WordBeatSource::<D>::join(&mut self.crcc.c, &mut self.prep.b);
+        self.prep.cfg_crc.next = self.cfg.crc.val();
+        self.prep.b_crc_found.next = self.crcc.c_crc_found.val();
+        self.prep.b_crc_calc.next = self.crcc.c_crc_calc.val();
+        self.prep.cfg_mulpdu.next = self.cfg.mulpdu.val();
 
-        AxisSource::<D, K>::link(&mut self.m, &mut self.check.m);
-        self.m_tuser.next = self.check.m_tuser.val();
-        self.m_len.next = self.check.m_len.val();
+        self.check.p_payload.next = self.prep.p_payload.val();
+        self.check.p_cnt.next = self.prep.p_cnt.val();
+        self.check.p_len.next = self.prep.p_len.val();
+        self.check.p_last.next = self.prep.p_last.val();
+        self.check.p_crc_bad.next = self.prep.p_crc_bad.val();
+        self.check.p_kind.next = self.prep.p_kind.val();
+        self.check.p_err_off.next = self.prep.p_err_off.val();
+        self.check.p_err_found.next = self.prep.p_err_found.val();
+        self.check.p_err_exp.next = self.prep.p_err_exp.val();
+        self.check.p_valid.next = self.prep.p_valid.val();
+        self.prep.p_ready.next = self.check.p_ready.val();
+
+        AxisSource::<D, K>::join(&mut self.check.m, &mut self.outbuf.s);
+        self.out_user.next = bit_cast::<17, 16>(self.check.m_len.val()) << 1;
+        if self.check.m_tuser.val() {
+            self.out_user.next = self.out_user.val() | self.c_one17.val();
+        }
+        self.outbuf.s_user.next = self.out_user.val();
+        AxisSource::<D, K>::link(&mut self.m, &mut self.outbuf.m);
+        self.m_tuser.next = self.outbuf.m_user.val().get_bit(0);
+        self.m_len.next = self.outbuf.m_user.val().get_bits::<16>(1);
         self.status.error.next = self.check.error.val();
         self.status.offset.next = self.check.error_offset.val();
         self.status.found.next = self.check.error_found.val();
         self.status.expected.next = self.check.error_expected.val();
-        self.status.idle.next = self.align.idle.val() & self.check.idle.val();
+        self.status.idle.next = self.align.idle.val()
+            & !self.crcc.c.valid.val()
+            & !self.prep.p_valid.val()
+            & self.check.idle.val();
         self.counters.fpdus.next = self.check.fpdus.val();
         self.counters.bad_crc.next = self.check.bad_crc.val();
         self.counters.bad_marker.next = self.check.bad_marker.val();

@@ -1,0 +1,280 @@
+//! Stage P of the MPA receiver, between the CRC stage and the check stage: everything the check
+//! stage needs that depends on the beat alone, or on state only the beats themselves advance,
+//! computed a clock ahead and registered — the Marker lane taken out, the header octets dropped,
+//! the ULPDU octets of the beat counted and the rest masked, the length and Marker rules judged
+//! and the values `status` would report. The check stage is then left with its output window
+//! (`win = ob | payload << 8o`) and its verdict, starting from registers (issue 26: the path
+//! from the CRC stage's beat register through the Marker removal, the octet count and the
+//! window into `m_data` was the receiver's critical path, 33 logic levels).
+//!
+//! Stage P sees every beat the check stage takes, in the same order, so its own copies of the
+//! FPDU's state (the ULPDU octets still due, the header's offset, the FPDU's start) are the
+//! check stage's: after an error the check stage drops every beat and what stage P computes
+//! no longer matters.
+
+use super::check::{ERR_LENGTH, ERR_MARKER};
+use super::WordBeatSink;
+use rust_hdl::prelude::*;
+
+/// `D = 8·K` data bits, `K` octets per beat.
+#[derive(LogicBlock)]
+pub struct Prep<const D: usize, const K: usize> {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high.
+    pub reset: Signal<In, Bit>,
+    pub cfg_mulpdu: Signal<In, Bits<16>>,
+    pub cfg_crc: Signal<In, Bit>,
+    /// The CRC stage's beats, with the CRC field and the CRC computed on a last beat (see
+    /// [`super::crc_check::CrcCheck`]); compared here, a clock behind the step network.
+    pub b: WordBeatSink<D>,
+    pub b_crc_found: Signal<In, Bits<32>>,
+    pub b_crc_calc: Signal<In, Bits<32>>,
+    /// The prepared beat, registered: `p_payload` the beat's ULPDU octets in octets
+    /// `0..p_cnt` (zero above), `p_len` the FPDU's ULPDU_Length, `p_last` the FPDU's last
+    /// beat (with `p_crc_bad`), `p_kind` the first length or Marker rule the beat breaks
+    /// (`ERR_*`, 0 none) and `p_err_*` what `status` reports for it (for a CRC error when
+    /// `p_kind` is 0).
+    pub p_payload: Signal<Out, Bits<D>>,
+    pub p_cnt: Signal<Out, Bits<8>>,
+    pub p_len: Signal<Out, Bits<16>>,
+    pub p_last: Signal<Out, Bit>,
+    pub p_crc_bad: Signal<Out, Bit>,
+    pub p_kind: Signal<Out, Bits<2>>,
+    pub p_err_off: Signal<Out, Bits<32>>,
+    pub p_err_found: Signal<Out, Bits<32>>,
+    pub p_err_exp: Signal<Out, Bits<32>>,
+    pub p_valid: Signal<Out, Bit>,
+    pub p_ready: Signal<In, Bit>,
+    // The FPDU's state, advanced by every beat taken.
+    u: DFF<Bits<16>>,
+    len_q: DFF<Bits<16>>,
+    hdr_off: DFF<Bits<16>>,
+    fstart: DFF<Bits<32>>,
+    // The output registers.
+    q_payload: DFF<Bits<D>>,
+    q_cnt: DFF<Bits<8>>,
+    q_len: DFF<Bits<16>>,
+    q_last: DFF<Bit>,
+    q_crc_bad: DFF<Bit>,
+    q_kind: DFF<Bits<2>>,
+    q_err_off: DFF<Bits<32>>,
+    q_err_found: DFF<Bits<32>>,
+    q_err_exp: DFF<Bits<32>>,
+    q_valid: DFF<Bit>,
+    // Combinational.
+    word_mask: Signal<Local, Bits<D>>,
+    nomk: Signal<Local, Bits<D>>,
+    n_pay: Signal<Local, Bits<8>>,
+    hw: Signal<Local, Bits<8>>,
+    len_in: Signal<Local, Bits<16>>,
+    len_eff: Signal<Local, Bits<16>>,
+    u_eff: Signal<Local, Bits<16>>,
+    payload: Signal<Local, Bits<D>>,
+    m_raw: Signal<Local, Bits<16>>,
+    m_cnt: Signal<Local, Bits<8>>,
+    len_bad: Signal<Local, Bit>,
+    hdr_at: Signal<Local, Bits<32>>,
+    hdr_off_eff: Signal<Local, Bits<16>>,
+    mk_off: Signal<Local, Bits<32>>,
+    mk_ptr: Signal<Local, Bits<16>>,
+    found: Signal<Local, Bits<16>>,
+    expected: Signal<Local, Bits<16>>,
+    mk_bad: Signal<Local, Bit>,
+    fstart_eff: Signal<Local, Bits<32>>,
+    kind: Signal<Local, Bits<2>>,
+    c_word_d: Constant<Bits<D>>,
+    c_byte_d: Constant<Bits<D>>,
+    c_ptr_mask: Constant<Bits<16>>,
+    c_err_mk: Constant<Bits<2>>,
+    c_err_len: Constant<Bits<2>>,
+}
+
+impl<const D: usize, const K: usize> Default for Prep<D, K> {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            cfg_mulpdu: Default::default(),
+            b: Default::default(),
+            cfg_crc: Default::default(),
+            b_crc_found: Default::default(),
+            b_crc_calc: Default::default(),
+            p_payload: Default::default(),
+            p_cnt: Default::default(),
+            p_len: Default::default(),
+            p_last: Default::default(),
+            p_crc_bad: Default::default(),
+            p_kind: Default::default(),
+            p_err_off: Default::default(),
+            p_err_found: Default::default(),
+            p_err_exp: Default::default(),
+            p_valid: Default::default(),
+            p_ready: Default::default(),
+            u: Default::default(),
+            len_q: Default::default(),
+            hdr_off: Default::default(),
+            fstart: Default::default(),
+            q_payload: Default::default(),
+            q_cnt: Default::default(),
+            q_len: Default::default(),
+            q_last: Default::default(),
+            q_crc_bad: Default::default(),
+            q_kind: Default::default(),
+            q_err_off: Default::default(),
+            q_err_found: Default::default(),
+            q_err_exp: Default::default(),
+            q_valid: Default::default(),
+            word_mask: Default::default(),
+            nomk: Default::default(),
+            n_pay: Default::default(),
+            hw: Default::default(),
+            len_in: Default::default(),
+            len_eff: Default::default(),
+            u_eff: Default::default(),
+            payload: Default::default(),
+            m_raw: Default::default(),
+            m_cnt: Default::default(),
+            len_bad: Default::default(),
+            hdr_at: Default::default(),
+            hdr_off_eff: Default::default(),
+            mk_off: Default::default(),
+            mk_ptr: Default::default(),
+            found: Default::default(),
+            expected: Default::default(),
+            mk_bad: Default::default(),
+            fstart_eff: Default::default(),
+            kind: Default::default(),
+            c_word_d: Constant::new(0xFFFF_FFFFu64.into()),
+            c_byte_d: Constant::new(0xFFu64.into()),
+            c_ptr_mask: Constant::new(0xFFFCu64.into()),
+            c_err_mk: Constant::new(ERR_MARKER.into()),
+            c_err_len: Constant::new(ERR_LENGTH.into()),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize> Logic for Prep<D, K> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, u, len_q, hdr_off, fstart, q_payload, q_cnt, q_len, q_last, q_crc_bad, q_kind, q_err_off,
+            q_err_found, q_err_exp, q_valid
+        );
+        self.p_payload.next = self.q_payload.q.val();
+        self.p_cnt.next = self.q_cnt.q.val();
+        self.p_len.next = self.q_len.q.val();
+        self.p_last.next = self.q_last.q.val();
+        self.p_crc_bad.next = self.q_crc_bad.q.val();
+        self.p_kind.next = self.q_kind.q.val();
+        self.p_err_off.next = self.q_err_off.q.val();
+        self.p_err_found.next = self.q_err_found.q.val();
+        self.p_err_exp.next = self.q_err_exp.q.val();
+        self.p_valid.next = self.q_valid.q.val();
+        // Advance whenever the output register is empty or being taken.
+        self.b.ready.next = !self.q_valid.q.val() | self.p_ready.val();
+
+        // The words without the Marker: lanes at and above it move down one.
+        self.word_mask.next = 0.into();
+        for l in 0..(K / 4) {
+            if l.to_bits::<8>() < self.b.mkl.val() {
+                self.word_mask.next = self.word_mask.val() | (self.c_word_d.val() << (l * 32).to_bits::<16>());
+            }
+        }
+        self.nomk.next = self.b.words.val();
+        self.n_pay.next = self.b.n.val();
+        if self.b.mk.val() {
+            self.nomk.next =
+                (self.b.words.val() & self.word_mask.val()) | ((self.b.words.val() >> 32) & !self.word_mask.val());
+            self.n_pay.next = self.b.n.val() - 1;
+        }
+
+        // The header (first beat): lane 0 of the Marker-free words.
+        self.hw.next = 0.into();
+        if self.b.mk.val() & (self.b.mkl.val() == 0) {
+            self.hw.next = 1.into();
+        }
+        self.len_in.next = (bit_cast::<16, 8>(self.nomk.val().get_bits::<8>(0)) << 8)
+            | bit_cast::<16, 8>(self.nomk.val().get_bits::<8>(8));
+        self.len_eff.next = self.len_q.q.val();
+        self.u_eff.next = self.u.q.val();
+        self.payload.next = self.nomk.val();
+        self.m_raw.next = bit_cast::<16, 8>(self.n_pay.val()) << 2;
+        self.hdr_at.next = self.b.base.val() + (bit_cast::<32, 8>(self.hw.val()) << 2);
+        self.hdr_off_eff.next = self.hdr_off.q.val();
+        self.fstart_eff.next = self.fstart.q.val();
+        if self.b.first.val() {
+            self.len_eff.next = self.len_in.val();
+            self.u_eff.next = self.len_in.val();
+            self.payload.next = self.nomk.val() >> 16;
+            self.m_raw.next = (bit_cast::<16, 8>(self.n_pay.val()) << 2) - 2;
+            self.hdr_off_eff.next = bit_cast::<16, 32>(self.hdr_at.val());
+            self.fstart_eff.next = self.b.base.val();
+        }
+        // The ULPDU octets of this beat (PAD and CRC clipped away).
+        self.m_cnt.next = bit_cast::<8, 16>(self.m_raw.val());
+        if self.u_eff.val() < self.m_raw.val() {
+            self.m_cnt.next = bit_cast::<8, 16>(self.u_eff.val());
+        }
+        for i in 0..K {
+            if self.m_cnt.val() <= i.to_bits::<8>() {
+                self.payload.next = self.payload.val() & !(self.c_byte_d.val() << (i * 8).to_bits::<16>());
+            }
+        }
+
+        // The length (§4.1 ULPDU_Length, ≤ MULPDU and not 0).
+        self.len_bad.next =
+            self.b.first.val() & ((self.len_in.val() == 0) | (self.len_in.val() > self.cfg_mulpdu.val()));
+
+        // The Marker: FPDUPTR (octets 2-3, big-endian) back to the header, or 0 before it.
+        self.mk_off.next = self.b.base.val() + (bit_cast::<32, 8>(self.b.mkl.val()) << 2);
+        self.mk_ptr.next =
+            bit_cast::<16, D>(self.b.words.val() >> ((bit_cast::<16, 8>(self.b.mkl.val()) << 5) + 16));
+        self.found.next = (self.mk_ptr.val() << 8) | (self.mk_ptr.val() >> 8);
+        self.expected.next = bit_cast::<16, 32>(self.mk_off.val()) - self.hdr_off_eff.val();
+        if self.b.first.val() & (self.b.mkl.val() == 0) {
+            self.expected.next = 0.into();
+        }
+        self.mk_bad.next = self.b.mk.val() & ((self.found.val() & self.c_ptr_mask.val()) != self.expected.val());
+
+        // The first rule broken in stream order.
+        self.kind.next = 0.into();
+        if self.len_bad.val() & !(self.mk_bad.val() & (self.b.mkl.val() == 0)) {
+            self.kind.next = self.c_err_len.val();
+        } else if self.mk_bad.val() {
+            self.kind.next = self.c_err_mk.val();
+        }
+
+        if self.b.ready.val() {
+            self.q_valid.d.next = self.b.valid.val();
+            if self.b.valid.val() {
+                self.u.d.next = self.u_eff.val() - bit_cast::<16, 8>(self.m_cnt.val());
+                self.len_q.d.next = self.len_eff.val();
+                self.hdr_off.d.next = self.hdr_off_eff.val();
+                self.fstart.d.next = self.fstart_eff.val();
+                self.q_payload.d.next = self.payload.val();
+                self.q_cnt.d.next = self.m_cnt.val();
+                self.q_len.d.next = self.len_eff.val();
+                self.q_last.d.next = self.b.last.val();
+                self.q_crc_bad.d.next =
+                    self.b.last.val() & self.cfg_crc.val() & (self.b_crc_found.val() != self.b_crc_calc.val());
+                self.q_kind.d.next = self.kind.val();
+                // What status reports: the length's, the Marker's, or the CRC's values.
+                self.q_err_off.d.next = self.fstart_eff.val();
+                self.q_err_found.d.next = self.b_crc_found.val();
+                self.q_err_exp.d.next = self.b_crc_calc.val();
+                if self.kind.val() == self.c_err_len.val() {
+                    self.q_err_off.d.next = self.hdr_at.val();
+                    self.q_err_found.d.next = bit_cast::<32, 16>(self.len_in.val());
+                    self.q_err_exp.d.next = bit_cast::<32, 16>(self.cfg_mulpdu.val());
+                } else if self.kind.val() == self.c_err_mk.val() {
+                    self.q_err_off.d.next = self.mk_off.val();
+                    self.q_err_found.d.next = bit_cast::<32, 16>(self.found.val());
+                    self.q_err_exp.d.next = bit_cast::<32, 16>(self.expected.val());
+                }
+            }
+        }
+        if self.reset.val() {
+            self.q_valid.d.next = false;
+        }
+    }
+}
