@@ -140,6 +140,7 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     wrap_n: Signal<Local, Bit>,
     keep_t: Signal<Local, Bits<K>>,
     keep_n: Signal<Local, Bits<K>>,
+    placed: Signal<Local, Bits<I>>,
     item: Signal<Local, Bits<I>>,
     emit: Signal<Local, Bit>,
     hdr_lane: Signal<Local, Bits<8>>,
@@ -257,6 +258,7 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             wrap_n: Default::default(),
             keep_t: Default::default(),
             keep_n: Default::default(),
+            placed: Default::default(),
             item: Default::default(),
             emit: Default::default(),
             hdr_lane: Default::default(),
@@ -357,10 +359,6 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
         // below needs no count to zero its unused lanes.
         if !self.s.tlast.val() {
             self.cur.next = bit_cast::<H, D>(bit_cast::<D, H>(self.cur.val()));
-        }
-        // A beat not taken adds nothing to the window.
-        if !self.take.val() {
-            self.cur.next = 0.into();
         }
 
         // Lane counts if the beat is taken (_t) and if not (_n), each as a few parallel sums of
@@ -485,8 +483,13 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
 
         // The item window: held words, then this beat's words if taken past them (held words at
         // and above h are zero).
-        self.item.next = bit_cast::<I, H>(self.held.q.val())
-            | (bit_cast::<I, H>(self.cur.val()) << (bit_cast::<16, 5>(self.h.q.val()) << 5));
+        // The beat's words are placed past the held ones from registers alone; `take`, which
+        // comes late, only gates the placed words (a beat not taken adds nothing).
+        self.placed.next = bit_cast::<I, H>(self.cur.val()) << (bit_cast::<16, 5>(self.h.q.val()) << 5);
+        self.item.next = bit_cast::<I, H>(self.held.q.val());
+        if self.take.val() {
+            self.item.next = self.item.val() | self.placed.val();
+        }
 
         // A beat goes out when it ends the FPDU (then it holds the CRC lane or is full) or its
         // lanes are full: N body words, or N-1 and a Marker with a word after it.

@@ -6,7 +6,8 @@
 //!   beat (DDP knows it); tkeep is read on the last beat only.
 //! - `m_tdata/m_tkeep/m_tvalid/m_tlast/m_tready`: the FPDU stream, one frame per FPDU (the
 //!   Markers, ULPDU_Length, ULPDU, PAD and CRC of one FPDU), partial tkeep on the last beat only.
-//! - `cfg_markers`, `cfg_crc`, `cfg_mulpdu`: live configuration (change between FPDUs);
+//! - `cfg_markers`, `cfg_crc`, `cfg_mulpdu`: live configuration (change between FPDUs; MULPDU
+//!   is read as a ULPDU's first beat enters the block);
 //!   `cfg_offset`: stream offset of the first octet, loaded at reset (the [`MpaTxConfig`]
 //!   bundle `cfg`).
 //! - `counters_fpdus`, `counters_dropped` (ULPDUs dropped whole for a length of 0 or over
@@ -109,9 +110,26 @@ pub struct MpaTx<const D: usize, const K: usize, const H: usize, const I: usize>
     count2: Signal<Local, Bits<5>>,
     count_mn: Signal<Local, Bits<8>>,
     count1_mn: Signal<Local, Bits<8>>,
-    c_n: Constant<Bits<5>>,
     c_bad: Constant<Bits<48>>,
-    c_n8: Constant<Bits<8>>,
+    /// Per entry (0: a last beat of at most 2 octets; j in 1..=N: lane j the top one of a
+    /// last beat; 17: a full beat): the word count, + 1, + 2, − N and + 1 − N (mod 256),
+    /// which the lane assembly would otherwise compute behind its own sums.
+    c_count: [Constant<Bits<5>>; 18],
+    c_count1: [Constant<Bits<5>>; 18],
+    c_count2: [Constant<Bits<5>>; 18],
+    c_count_mn: [Constant<Bits<8>>; 18],
+    c_count1_mn: [Constant<Bits<8>>; 18],
+    top_lane: Signal<Local, Bit>,
+}
+
+/// Body words of a beat for count-table entry `e` at `k` octets per beat: `e + 1` for a last
+/// beat whose top lane is `e` (0: at most 2 octets), `N` for a full beat (entry 17).
+fn entry_count(k: usize, e: usize) -> u64 {
+    if e == 17 {
+        (k / 4) as u64
+    } else {
+        e as u64 + 1
+    }
 }
 
 /// The three shipped widths.
@@ -138,9 +156,13 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             count2: Default::default(),
             count_mn: Default::default(),
             count1_mn: Default::default(),
-            c_n: Constant::new(((K / 4) as u64).into()),
             c_bad: Constant::new((1u64 << 21).into()),
-            c_n8: Constant::new(((K / 4) as u64).into()),
+            c_count: std::array::from_fn(|e| Constant::new(entry_count(K, e).into())),
+            c_count1: std::array::from_fn(|e| Constant::new((entry_count(K, e) + 1).into())),
+            c_count2: std::array::from_fn(|e| Constant::new((entry_count(K, e) + 2).into())),
+            c_count_mn: std::array::from_fn(|e| Constant::new(((entry_count(K, e) + 256 - K as u64 / 4) % 256).into())),
+            c_count1_mn: std::array::from_fn(|e| Constant::new(((entry_count(K, e) + 257 - K as u64 / 4) % 256).into())),
+            top_lane: Default::default(),
         }
     }
 }
@@ -156,24 +178,54 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for M
         // Input: the port bundle into the skid buffer, with the beat's ULPDU length and body
         // word count beside it.
         AxisSink::<D, K>::link(&mut self.s, &mut self.inbuf.s);
-        self.count.next = self.c_n.val();
+        // The counts as table entries ORed together, no adder: a full beat is entry 17; a last
+        // beat of `k` octets (tkeep packed: `k` low ones) yields ⌈(2+k)/4⌉ = j + 1 words, where
+        // j is the highest lane with tkeep[4j−2] set (entry j), or 0 when there is none.
+        self.top_lane.next = false;
+        self.count.next = self.c_count[17].val();
+        self.count1.next = self.c_count1[17].val();
+        self.count2.next = self.c_count2[17].val();
+        self.count_mn.next = self.c_count_mn[17].val();
+        self.count1_mn.next = self.c_count1_mn[17].val();
         if self.s.tlast.val() {
-            self.count.next = 1.into();
-            for j in 1..(K / 4 + 1) {
-                if self.s.tkeep.val().get_bit(4 * j - 2) {
-                    self.count.next = self.count.val() + 1;
+            self.count.next = self.c_count[0].val();
+            self.count1.next = self.c_count1[0].val();
+            self.count2.next = self.c_count2[0].val();
+            self.count_mn.next = self.c_count_mn[0].val();
+            self.count1_mn.next = self.c_count1_mn[0].val();
+            if self.s.tkeep.val().get_bit(2) {
+                self.count.next = 0.into();
+                self.count1.next = 0.into();
+                self.count2.next = 0.into();
+                self.count_mn.next = 0.into();
+                self.count1_mn.next = 0.into();
+                // Lane j is the top one: its bit set and, tkeep being packed, the next lane's
+                // clear (lane N has no next).
+                for j in 1..(K / 4) {
+                    self.top_lane.next = self.s.tkeep.val().get_bit(4 * j - 2) & !self.s.tkeep.val().get_bit(4 * j + 2);
+                    if self.top_lane.val() {
+                        self.count.next = self.count.val() | self.c_count[j].val();
+                        self.count1.next = self.count1.val() | self.c_count1[j].val();
+                        self.count2.next = self.count2.val() | self.c_count2[j].val();
+                        self.count_mn.next = self.count_mn.val() | self.c_count_mn[j].val();
+                        self.count1_mn.next = self.count1_mn.val() | self.c_count1_mn[j].val();
+                    }
+                }
+                for j in (K / 4)..(K / 4 + 1) {
+                    self.top_lane.next = self.s.tkeep.val().get_bit(4 * j - 2);
+                    if self.top_lane.val() {
+                        self.count.next = self.count.val() | self.c_count[j].val();
+                        self.count1.next = self.count1.val() | self.c_count1[j].val();
+                        self.count2.next = self.count2.val() | self.c_count2[j].val();
+                        self.count_mn.next = self.count_mn.val() | self.c_count_mn[j].val();
+                        self.count1_mn.next = self.count1_mn.val() | self.c_count1_mn[j].val();
+                    }
                 }
             }
         }
         // A bad length (0 or over MULPDU) is judged here, as the beat enters: MULPDU is read
         // then (it may change between FPDUs, not while one is buffered).
         self.bad.next = (self.s_len.val() == 0) | (self.s_len.val() > self.cfg.mulpdu.val());
-        // Sums the lane assembly would otherwise chain behind its own: the beat's word count
-        // plus 1 and 2, and minus N (mod 256) plus 0 and 1.
-        self.count1.next = self.count.val() + 1;
-        self.count2.next = self.count.val() + 2;
-        self.count_mn.next = bit_cast::<8, 5>(self.count.val()) - self.c_n8.val();
-        self.count1_mn.next = (bit_cast::<8, 5>(self.count.val()) + 1) - self.c_n8.val();
         self.inbuf.s_user.next = (bit_cast::<48, 8>(self.count1_mn.val()) << 40)
             | (bit_cast::<48, 8>(self.count_mn.val()) << 32)
             | (bit_cast::<48, 5>(self.count2.val()) << 27)
