@@ -1,8 +1,10 @@
 //! Stage B of the MPA framer: the CRC-32C over each FPDU (RFC 5044 §4.4) and its insertion,
 //! pipelined the way the CRC engine is ([`crate::crc`], [`crate::crc::CrcPipeline`]).
 //!
-//! The lane assembly leaves an FPDU's CRC lane zero and marks the lanes it uses in `tkeep`, so
-//! the beat with its unused lanes zeroed is exactly what the CRC covers followed by zero words:
+//! The lane assembly leaves an FPDU's CRC lane zero; the lanes a beat uses are all of them, or
+//! on an FPDU's last beat those up to its CRC lane (computed here, in the input register, from
+//! the registered CRC lane: off the lane assembly's loop). The beat with its unused lanes zeroed
+//! is exactly what the CRC covers followed by zero words:
 //! the Markers inside the FPDU, one right after the PAD and a leading one with FPDUPTR 0 are
 //! covered, and nothing is selected by lane on the way into the CRC. On the last beat, whose
 //! CRC lane is `c`, the loop's result is `X = A_{W−4c}·T` (the true register `T` followed by
@@ -10,10 +12,10 @@
 //! per bit of `N − c` (`U_4`, `U_8`, `U_16`, `U_32`); `c = 0` takes the register itself.
 //!
 //! ```text
-//! s ─► [dr = L(beat & tkeep)] ─► [loop R ← A_W·R ⊕ dr] ─► [U_4?] ─► [U_8?] ─► [U_16?] ─► [U_32?]
+//! s ─► [beat, used lanes] ─► [dr = L(beat & used)] ─► [loop R ← A_W·R ⊕ dr] ─► [U_4?] ─► [U_8?] ─► [U_16?] ─► [U_32?]
 //!   ─► [the beat, its CRC lane = finish(T) (zeros when CRCs are off)] ─► m
 //! ```
-//! Seven registers from `s` to `m` at every width (the unshift stages a width does not need
+//! Eight registers from `s` to `m` at every width (the unshift stages a width does not need
 //! are plain registers): the beats travel beside the CRC in a delay line. The whole pipeline
 //! advances together (`en`: the output register empty or taken), so back-pressure stalls it
 //! without losing a beat and one beat per clock flows otherwise. Every register-to-register
@@ -27,9 +29,9 @@ use rust_hdl::prelude::*;
 
 /// Unshift stages: one per bit of `N − c` words, `N = W/4 ≤ 16`.
 const STAGES: usize = 4;
-/// Delay-line registers before the output register: the data remainder, the loop, the
-/// unshift stages.
-const DELAY: usize = STAGES + 2;
+/// Delay-line registers before the output register: the input, the data remainder, the loop,
+/// the unshift stages.
+const DELAY: usize = STAGES + 3;
 /// Registers from `s` to `m`: the delay line and the output register.
 pub const REGISTERS: u64 = DELAY as u64 + 1;
 
@@ -64,8 +66,8 @@ pub struct CrcStage<const D: usize, const K: usize> {
     /// `b` reads bit `b + 1`); zero otherwise.
     chain_ctl: [DFF<Bits<5>>; 5],
     finish: GfMatrix<32, 32>,
-    // The beats beside the CRC: entry 0 beside `dr`, entry 1 beside `chain[0]`, entry b + 2
-    // beside `chain[b + 1]`.
+    // The beats beside the CRC: entry 0 the input register, entry 1 beside `dr`, entry 2
+    // beside `chain[0]`, entry b + 3 beside `chain[b + 1]`.
     p_data: [DFF<Bits<D>>; DELAY],
     p_keep: [DFF<Bits<K>>; DELAY],
     p_last: [DFF<Bit>; DELAY],
@@ -77,11 +79,13 @@ pub struct CrcStage<const D: usize, const K: usize> {
     m_last: DFF<Bit>,
     n_fpdus: DFF<Bits<32>>,
     en: Signal<Local, Bit>,
+    used: Signal<Local, Bits<K>>,
     masked: Signal<Local, Bits<D>>,
     nxt: Signal<Local, Bits<32>>,
     crc_word: Signal<Local, Bits<32>>,
     lanes_out: Signal<Local, Bits<D>>,
     c_n: Constant<Bits<8>>,
+    c_nib_k: Constant<Bits<K>>,
     c_back_mask: Constant<Bits<8>>,
     c_byte_d: Constant<Bits<D>>,
     c_word_d: Constant<Bits<D>>,
@@ -128,11 +132,13 @@ impl<const D: usize, const K: usize> Default for CrcStage<D, K> {
             m_last: Default::default(),
             n_fpdus: Default::default(),
             en: Default::default(),
+            used: Default::default(),
             masked: Default::default(),
             nxt: Default::default(),
             crc_word: Default::default(),
             lanes_out: Default::default(),
             c_n: Constant::new((n as u64).into()),
+            c_nib_k: Constant::new(0xFu64.into()),
             c_back_mask: Constant::new(((n - 1) as u64).into()),
             c_byte_d: Constant::new(0xFFu64.into()),
             c_word_d: Constant::new(0xFFFF_FFFFu64.into()),
@@ -152,7 +158,7 @@ impl<const D: usize, const K: usize> Logic for CrcStage<D, K> {
             self.chain[b].d.next = self.chain[b].q.val();
             self.chain_ctl[b].d.next = self.chain_ctl[b].q.val();
         }
-        for i in 0..6 {
+        for i in 0..7 {
             self.p_data[i].clock.next = self.clock.val();
             self.p_keep[i].clock.next = self.clock.val();
             self.p_last[i].clock.next = self.clock.val();
@@ -173,10 +179,19 @@ impl<const D: usize, const K: usize> Logic for CrcStage<D, K> {
         self.en.next = !self.m_valid.q.val() | self.m.tready.val();
         self.s.tready.next = self.en.val();
 
+        // The lanes the beat uses: all, or on a last beat those up to its CRC lane (lane 0
+        // always).
+        self.used.next = self.c_nib_k.val();
+        for l in 1..(K / 4) {
+            if !self.s.tlast.val() | (self.s_crc_lane.val() >= l.to_bits::<8>()) {
+                self.used.next = self.used.val() | (self.c_nib_k.val() << (l * 4).to_bits::<16>());
+            }
+        }
+        self.used.next = self.used.val() & self.s.tkeep.val();
         // Data remainder of the beat with its unused lanes zeroed.
-        self.masked.next = self.s.tdata.val();
+        self.masked.next = self.p_data[0].q.val();
         for i in 0..K {
-            if !self.s.tkeep.val().get_bit(i) {
+            if !self.p_keep[0].q.val().get_bit(i) {
                 self.masked.next = self.masked.val() & !(self.c_byte_d.val() << (i * 8).to_bits::<16>());
             }
         }
@@ -194,25 +209,25 @@ impl<const D: usize, const K: usize> Logic for CrcStage<D, K> {
         if self.cfg_crc.val() {
             self.crc_word.next = self.finish.y.val();
         }
-        self.lanes_out.next = self.p_data[5].q.val();
+        self.lanes_out.next = self.p_data[6].q.val();
         for l in 0..(K / 4) {
-            if self.chain_ctl[4].q.val().any() & (self.p_lane[5].q.val() == l.to_bits::<8>()) {
+            if self.chain_ctl[4].q.val().any() & (self.p_lane[6].q.val() == l.to_bits::<8>()) {
                 self.lanes_out.next = (self.lanes_out.val() & !(self.c_word_d.val() << (l * 32).to_bits::<16>()))
                     | (bit_cast::<D, 32>(self.crc_word.val()) << (l * 32).to_bits::<16>());
             }
         }
 
         if self.en.val() {
-            // Entry 0: the data remainder, beside the beat.
+            // Entry 0: the beat and its used lanes; then the data remainder, beside entry 1.
             self.dr.d.next = self.data_net.y.val();
-            self.dr_null.d.next = self.s_crc_lane.val() == 0;
-            self.dr_back.d.next = bit_cast::<4, 8>((self.c_n.val() - self.s_crc_lane.val()) & self.c_back_mask.val());
+            self.dr_null.d.next = self.p_lane[0].q.val() == 0;
+            self.dr_back.d.next = bit_cast::<4, 8>((self.c_n.val() - self.p_lane[0].q.val()) & self.c_back_mask.val());
             self.p_data[0].d.next = self.s.tdata.val();
-            self.p_keep[0].d.next = self.s.tkeep.val();
+            self.p_keep[0].d.next = self.used.val();
             self.p_last[0].d.next = self.s.tlast.val();
             self.p_valid[0].d.next = self.s.tvalid.val();
             self.p_lane[0].d.next = self.s_crc_lane.val();
-            for i in 1..6 {
+            for i in 1..7 {
                 self.p_data[i].d.next = self.p_data[i - 1].q.val();
                 self.p_keep[i].d.next = self.p_keep[i - 1].q.val();
                 self.p_last[i].d.next = self.p_last[i - 1].q.val();
@@ -220,9 +235,9 @@ impl<const D: usize, const K: usize> Logic for CrcStage<D, K> {
                 self.p_lane[i].d.next = self.p_lane[i - 1].q.val();
             }
             // The loop; an FPDU's last beat sends its result down the chain and restarts.
-            if self.p_valid[0].q.val() {
+            if self.p_valid[1].q.val() {
                 self.state.d.next = self.nxt.val();
-                if self.p_last[0].q.val() {
+                if self.p_last[1].q.val() {
                     self.state.d.next = self.c_init.val();
                 }
             }
@@ -231,7 +246,7 @@ impl<const D: usize, const K: usize> Logic for CrcStage<D, K> {
                 self.chain[0].d.next = self.state.q.val();
             }
             self.chain_ctl[0].d.next = 0.into();
-            if self.p_valid[0].q.val() & self.p_last[0].q.val() {
+            if self.p_valid[1].q.val() & self.p_last[1].q.val() {
                 self.chain_ctl[0].d.next = (bit_cast::<5, 4>(self.dr_back.q.val()) << 1) | self.c_one5.val();
                 if self.dr_null.q.val() {
                     self.chain_ctl[0].d.next = self.c_one5.val();
@@ -245,17 +260,17 @@ impl<const D: usize, const K: usize> Logic for CrcStage<D, K> {
                 self.chain_ctl[b + 1].d.next = self.chain_ctl[b].q.val();
             }
             // The output register.
-            self.m_valid.d.next = self.p_valid[5].q.val();
+            self.m_valid.d.next = self.p_valid[6].q.val();
             self.m_data.d.next = self.lanes_out.val();
-            self.m_keep.d.next = self.p_keep[5].q.val();
-            self.m_last.d.next = self.p_last[5].q.val();
-            if self.p_valid[5].q.val() & self.p_last[5].q.val() {
+            self.m_keep.d.next = self.p_keep[6].q.val();
+            self.m_last.d.next = self.p_last[6].q.val();
+            if self.p_valid[6].q.val() & self.p_last[6].q.val() {
                 self.n_fpdus.d.next = self.n_fpdus.q.val() + 1;
             }
         }
         if self.reset.val() {
             self.state.d.next = self.c_init.val();
-            for i in 0..6 {
+            for i in 0..7 {
                 self.p_valid[i].d.next = false;
             }
             for b in 0..5 {

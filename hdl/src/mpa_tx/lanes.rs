@@ -91,7 +91,6 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     carry: DFF<Bits<16>>,
     a_valid: DFF<Bit>,
     a_lanes: DFF<Bits<D>>,
-    a_keep: DFF<Bits<K>>,
     a_crc_here: DFF<Bit>,
     a_crc_lane: DFF<Bits<8>>,
     n_dropped: DFF<Bits<32>>,
@@ -138,8 +137,6 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     mpos_next: Signal<Local, Bits<7>>,
     wrap_t: Signal<Local, Bit>,
     wrap_n: Signal<Local, Bit>,
-    keep_t: Signal<Local, Bits<K>>,
-    keep_n: Signal<Local, Bits<K>>,
     placed: Signal<Local, Bits<I>>,
     item: Signal<Local, Bits<I>>,
     emit: Signal<Local, Bit>,
@@ -155,7 +152,6 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     beat: Signal<Local, Bits<D>>,
     rest: Signal<Local, Bits<H>>,
     held_next: Signal<Local, Bits<H>>,
-    keep_used: Signal<Local, Bits<K>>,
     // Constants (widths from the generics; integer literals are 32-bit in Verilog).
     c_n: Constant<Bits<8>>,
     c_n_minus_1: Constant<Bits<8>>,
@@ -168,7 +164,7 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     c_hi8: Constant<Bits<8>>,
     c_zero7: Constant<Bits<7>>,
     c_byte_d: Constant<Bits<D>>,
-    c_nib_k: Constant<Bits<K>>,
+    c_all_k: Constant<Bits<K>>,
     c_carry_at: Constant<Bits<16>>,
     c_rest_full: Constant<Bits<16>>,
     c_rest_marker: Constant<Bits<16>>,
@@ -210,7 +206,6 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             carry: Default::default(),
             a_valid: Default::default(),
             a_lanes: Default::default(),
-            a_keep: Default::default(),
             a_crc_here: Default::default(),
             a_crc_lane: Default::default(),
             n_dropped: Default::default(),
@@ -256,8 +251,6 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             mpos_next: Default::default(),
             wrap_t: Default::default(),
             wrap_n: Default::default(),
-            keep_t: Default::default(),
-            keep_n: Default::default(),
             placed: Default::default(),
             item: Default::default(),
             emit: Default::default(),
@@ -273,7 +266,6 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             beat: Default::default(),
             rest: Default::default(),
             held_next: Default::default(),
-            keep_used: Default::default(),
             c_n: Constant::new(n.into()),
             c_n_minus_1: Constant::new((n - 1).into()),
             c_n7: Constant::new(n.into()),
@@ -283,7 +275,7 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             c_hi8: Constant::new((255 & !(n - 1)).into()),
             c_zero7: Constant::new(0u64.into()),
             c_byte_d: Constant::new(0xFFu64.into()),
-            c_nib_k: Constant::new(0xFu64.into()),
+            c_all_k: Constant::new(crate::bits::low_ones(K).into()),
             c_carry_at: Constant::new(((D - 16) as u64).into()),
             c_rest_full: Constant::new((32 * n).into()),
             c_rest_marker: Constant::new((32 * (n - 1)).into()),
@@ -297,11 +289,12 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, phase, mpos_q, mh_q, mlt_q, ptr_q, hdr_pending, held, h, carry, a_valid, a_lanes, a_keep, a_crc_here,
+            self, clock, phase, mpos_q, mh_q, mlt_q, ptr_q, hdr_pending, held, h, carry, a_valid, a_lanes, a_crc_here,
             a_crc_lane, n_dropped
         );
         self.m.tdata.next = self.a_lanes.q.val();
-        self.m.tkeep.next = self.a_keep.q.val();
+        // Every lane is offered; the CRC stage keeps those up to the CRC lane of a last beat.
+        self.m.tkeep.next = self.c_all_k.val();
         self.m.tvalid.next = self.a_valid.q.val();
         self.m.tlast.next = self.a_crc_here.q.val();
         self.m_crc_lane.next = self.a_crc_lane.q.val();
@@ -410,16 +403,6 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
         if self.crc_here_t.val() & self.before_t.val() {
             self.mh_t.next = self.mh.val() - bit_cast::<7, 5>(self.s_count2.val());
         }
-        // Lane 0 is always used.
-        self.keep_t.next = self.c_nib_k.val();
-        for l in 1..(K / 4) {
-            if !self.crc_here_t.val()
-                | (self.before_t.val() & (self.a1_t.val() >= l.to_bits::<8>()))
-                | (!self.before_t.val() & (self.n_body_t.val() >= l.to_bits::<8>()))
-            {
-                self.keep_t.next = self.keep_t.val() | (self.c_nib_k.val() << (l * 4).to_bits::<16>());
-            }
-        }
 
         self.n_body_n.next = bit_cast::<8, 5>(self.h.q.val());
         self.ending_n.next = self.phase.q.val() == Phase::Tail;
@@ -454,13 +437,6 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
         if self.crc_here_n.val() & self.before_n.val() {
             self.mh_n.next = self.mh.val() - 2;
         }
-        // Lane 0 is always used.
-        self.keep_n.next = self.c_nib_k.val();
-        for l in 1..(K / 4) {
-            if !self.crc_here_n.val() | (self.crc_lane_n.val() >= l.to_bits::<8>()) {
-                self.keep_n.next = self.keep_n.val() | (self.c_nib_k.val() << (l * 4).to_bits::<16>());
-            }
-        }
 
         self.ending.next = self.ending_n.val();
         self.crc_lane.next = self.crc_lane_n.val();
@@ -469,7 +445,6 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
         self.left.next = self.left_n.val();
         self.mpos_next.next = self.mpos_n.val();
         self.wrap.next = self.wrap_n.val();
-        self.keep_used.next = self.keep_n.val();
         if self.take.val() {
             self.ending.next = self.ending_t.val();
             self.crc_lane.next = self.crc_lane_t.val();
@@ -478,7 +453,6 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
             self.left.next = self.left_t.val();
             self.mpos_next.next = self.mpos_t.val();
             self.wrap.next = self.wrap_t.val();
-            self.keep_used.next = self.keep_t.val();
         }
 
         // The item window: held words, then this beat's words if taken past them (held words at
@@ -586,7 +560,6 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
                 self.a_valid.d.next = true;
                 self.a_crc_here.d.next = self.crc_here.val();
                 self.a_crc_lane.d.next = self.crc_lane.val();
-                self.a_keep.d.next = self.keep_used.val();
                 self.mpos_q.d.next = self.mpos_next.val();
                 self.mh_q.d.next = self.mh_n.val();
                 if self.take.val() {
@@ -625,7 +598,6 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
             self.carry.d.next = 0.into();
             self.a_valid.d.next = false;
             self.a_lanes.d.next = 0.into();
-            self.a_keep.d.next = 0.into();
             self.a_crc_here.d.next = false;
             self.a_crc_lane.d.next = 0.into();
             self.n_dropped.d.next = 0.into();

@@ -3,7 +3,9 @@
 //!
 //! Ports (AXI4-Stream conventions; bundle fields flatten to these names at the boundary):
 //! - `s_tdata/s_tkeep/s_tvalid/s_tlast/s_tready`: the ULPDU, `s_len` its length with the first
-//!   beat (DDP knows it); tkeep is read on the last beat only.
+//!   beat (DDP knows it); tkeep is read on the last beat only and is packed there (`k` low
+//!   ones, as AXI4-Stream's continuous aligned streams have it): the beat's word count comes
+//!   from its top lane.
 //! - `m_tdata/m_tkeep/m_tvalid/m_tlast/m_tready`: the FPDU stream, one frame per FPDU (the
 //!   Markers, ULPDU_Length, ULPDU, PAD and CRC of one FPDU), partial tkeep on the last beat only.
 //! - `cfg_markers`, `cfg_crc`, `cfg_mulpdu`: live configuration (change between FPDUs; MULPDU
@@ -16,7 +18,7 @@
 //! Written once, in `#[hdl_gen]`, as three stages in one file each: the input skid buffer
 //! ([`crate::axis::AxisSkid`]: `s_tready` is a register output), [`lanes::LaneAssembly`]
 //! (Markers, header, PAD; the datapath is described there) and [`crc_stage::CrcStage`] (the
-//! pipelined CRC-32C and the CRC lane). Latency [`LATENCY`] (nine) clocks; one ULPDU per beat
+//! pipelined CRC-32C and the CRC lane). Latency [`LATENCY`] (ten) clocks; one ULPDU per beat
 //! back to back runs at one FPDU per clock, and a ULPDU whose tail does not fit its last beat
 //! costs one more.
 
