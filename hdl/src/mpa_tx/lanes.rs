@@ -31,7 +31,15 @@
 //! `tlast`) and counted.
 
 use crate::axis::{AxisSink, AxisSource};
+use offload_driver::mpa::{CRC_LEN, HEADER_LEN, MARKER_INTERVAL, MARKER_LEN};
 use rust_hdl::prelude::*;
+
+// Word lanes, a 7-bit Marker lane counter (mod 128 words) and the 16-bit FPDUPTR arithmetic
+// hold for the layout `offload_driver::mpa` defines; the build stops here if it changes.
+const _: () = assert!(
+    MARKER_LEN == 4 && CRC_LEN == 4 && HEADER_LEN == 2 && MARKER_INTERVAL / 4 == 1 << 7,
+    "the MPA TX datapath assumes 4-octet Markers and CRC, a 2-octet header and 512-octet Marker spacing"
+);
 
 /// Where the framer is in the current ULPDU.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
@@ -168,8 +176,10 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     c_carry_at: Constant<Bits<16>>,
     c_rest_full: Constant<Bits<16>>,
     c_rest_marker: Constant<Bits<16>>,
-    c_512: Constant<Bits<16>>,
-    c_minus4: Constant<Bits<16>>,
+    /// The Marker spacing, added to FPDUPTR per Marker sent.
+    c_interval: Constant<Bits<16>>,
+    /// −MARKER_LEN (mod 2^16): FPDUPTR of the next Marker when the header sits behind one.
+    c_minus_marker: Constant<Bits<16>>,
 }
 
 impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for LaneAssembly<D, K, H, I> {
@@ -279,8 +289,8 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             c_carry_at: Constant::new(((D - 16) as u64).into()),
             c_rest_full: Constant::new((32 * n).into()),
             c_rest_marker: Constant::new((32 * (n - 1)).into()),
-            c_512: Constant::new(512u64.into()),
-            c_minus4: Constant::new(0xFFFCu64.into()),
+            c_interval: Constant::new((MARKER_INTERVAL as u64).into()),
+            c_minus_marker: Constant::new((0x1_0000 - MARKER_LEN as u64).into()),
         }
     }
 }
@@ -500,7 +510,7 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
         if self.hdr_placed.val() {
             self.ptr_base.next = self.mpos4.val();
             if self.hdr_lane.val() != 0 {
-                self.ptr_base.next = self.c_minus4.val();
+                self.ptr_base.next = self.c_minus_marker.val();
             }
         }
 
@@ -572,7 +582,7 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
                 // The next Marker's FPDUPTR: 512 octets on when this beat sent one.
                 self.ptr_q.d.next = self.ptr_base.val();
                 if self.wrap.val() {
-                    self.ptr_q.d.next = self.ptr_base.val() + self.c_512.val();
+                    self.ptr_q.d.next = self.ptr_base.val() + self.c_interval.val();
                 }
                 self.hdr_pending.d.next = self.hdr_pend.val() & !self.hdr_placed.val();
                 self.held.d.next = self.held_next.val();

@@ -82,6 +82,27 @@ fn random_traffic_matches_software_framer_w16_w32_w64() {
     random::<512, 64, 544, 1056>(4, 4);
 }
 
+/// The latency the docs state (`LATENCY`, docs/TOP.md): a one-beat FPDU's beat leaves exactly
+/// that many clocks after its ULPDU's beat is accepted, at every width.
+fn latency<const D: usize, const K: usize, const H: usize, const I: usize>() {
+    let cfg = FramingConfig { markers: false, ..FramingConfig::default() };
+    let mut m = hdl_model::<D, K, H, I>().unwrap();
+    // 2 octets: header, ULPDU and CRC are one 8-octet FPDU, one beat at W ≥ 8 (two at W = 4).
+    let r = run_mpa_tx(&mut m, &cfg, 4, &[vec![7, 9]], &Traffic::full_rate()).unwrap();
+    assert_eq!(r.fpdus, expected_fpdus(cfg, 4, &[vec![7, 9]]), "W={K}");
+    let (accepted, _) = r.stream.accept_span[0].unwrap();
+    let beats = 8u64.div_ceil(K as u64);
+    let out = r.stream.output_last_cycles[0][0];
+    assert_eq!(out - accepted, super::LATENCY + beats - 1, "W={K}: first input beat at {accepted}, last output beat at {out}");
+}
+
+#[test]
+fn latency_is_the_documented_one_at_every_width() {
+    latency::<32, 4, 64, 96>();
+    latency::<64, 8, 96, 160>();
+    latency::<512, 64, 544, 1056>();
+}
+
 /// Full rate on 4 KiB ULPDUs: ≥ 0.95·W input octets per clock; small ULPDUs back to back: the
 /// output never idles (one FPDU per clock once an FPDU fits a beat).
 #[test]

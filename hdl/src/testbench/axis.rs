@@ -92,6 +92,8 @@ pub struct StreamRun {
     pub outputs: Vec<Vec<Vec<u8>>>,
     /// Per input interface, the cycle in which each frame's last beat was accepted.
     pub last_beat_cycles: Vec<Vec<u64>>,
+    /// Per output interface, the cycle in which each frame's last beat was taken.
+    pub output_last_cycles: Vec<Vec<u64>>,
     /// Per input interface, bytes accepted.
     pub accepted_bytes: Vec<u64>,
     /// Per input interface, beats accepted.
@@ -153,6 +155,7 @@ pub fn run_streams_with_frame_hook<M: ClockedModel + ?Sized>(
     let mut run = StreamRun {
         outputs: vec![Vec::new(); outputs.len()],
         last_beat_cycles: vec![Vec::new(); inputs.len()],
+        output_last_cycles: vec![Vec::new(); outputs.len()],
         accepted_bytes: vec![0; inputs.len()],
         accepted_beats: vec![0; inputs.len()],
         accept_span: vec![None; inputs.len()],
@@ -293,6 +296,7 @@ pub fn run_streams_with_frame_hook<M: ClockedModel + ?Sized>(
                 }
             }
             if last != 0 {
+                run.output_last_cycles[j].push(cycle);
                 run.outputs[j].push(std::mem::take(&mut outs[j].frame));
             }
         }
