@@ -10,32 +10,47 @@
 //! covers exactly the FPDU's octets.
 //!
 //! # Datapath
-//! `acc` holds `c` octets of the stream (contiguous, the next one in octet 0). Each clock the
-//! stage emits `e` of its whole words — `min(words held, N, words left in the FPDU)` — and
-//! shifts them out (`acc >> 32e`), and appends the input beat's `k` octets behind what stays
-//! (`in << 8(c - 4e)`), if that leaves no more than `2W` octets. With the input always valid a
-//! beat goes out every clock (`c` stays at `W` and more); an FPDU's end leaves a partial beat,
-//! and the octets it did not take cost a clock of input once they add up to a beat.
+//! `acc` holds `c` octets of the stream (contiguous, the next one in octet 0, zeros above).
+//! Each clock the stage emits `e` of its whole words — `min(words held, N, words left in the
+//! FPDU)` — shifts them out and appends the input beat's octets behind what stays, when they
+//! fit. With the input always valid a beat goes out every clock; an FPDU's end leaves a
+//! partial beat.
 //!
 //! The words left in the FPDU (`r`, Markers not counted) come from the ULPDU_Length field when
 //! an FPDU starts: `⌈(2 + len)/4⌉ + 1` (header, ULPDU, PAD, CRC); a Marker in the window (`mpos`,
 //! the lane of the next Marker, mod 128 words) belongs to the FPDU when one of its words
-//! follows it. The header word goes out in a beat of its own (behind a leading Marker): the
-//! length then only feeds registers, which took the header → word count → shifter chain off
-//! the critical path for one beat per FPDU (iCE40 W = 8: 24.3 → 34.0 MHz; with `r` and the
-//! Marker flag read from registers a clock ahead, 35.8 MHz: docs/PERFORMANCE.md).
+//! follows it. The header word goes out in a beat of its own (behind a leading Marker), so
+//! the length only feeds registers.
+//!
+//! # Timing (issue 26)
+//! The word count `e` closes a loop through every register here, so it is computed from
+//! registers in a few LUT levels and everything behind it is a final select:
+//! - comparisons are thermometers of equalities with constants and masks of high bits, never
+//!   carry chains: `e ≥ j` for each `j` in `1..=N` from "`c ≥ 4j`", "the FPDU has `j` words
+//!   left" and the start rules; `e` one-hot from those;
+//! - the next `r`, `mpos`, `c` and the Marker flags are computed for every possible `e` from
+//!   registers, beside `e`, and picked by it;
+//! - the input beat is placed at an offset that depends on `c` only (a register): at `c`
+//!   before the shift when `c ≤ W`, at `c − W` after it when more is held (it is taken then
+//!   only when a whole beat goes out, `e = N`); the shift by `e` is the last step;
+//! - `s_tready` depends on `e` only through "`e = N`"; the output beat is not registered here
+//!   but by the skid buffer behind the stage, whose `ready` is a register.
 //!
 //! Words go out whole, but the software deframer judges each field as it completes, and the
 //! 2-octet ULPDU_Length is half a word. So when the first field is bad — a length of 0 or over
 //! MULPDU, or a leading Marker whose FPDUPTR is not 0 — the FPDU's first beat goes out as soon
-//! as that field is in, the rest of its word with it (the check stage reports the error and
-//! nothing after it is passed on). The rule is judged twice, here to send the beat and in the
-//! check stage to report it: one compare each, kept so the check stage alone says why.
+//! as that field is in (a clock later: the judgement is registered), the rest of its word with
+//! it (the check stage reports the error and nothing after it is passed on). The rule is
+//! judged twice, here to send the beat and in the check stage to report it: one compare each,
+//! kept so the check stage alone says why.
 
 use super::WordBeatSource;
-use offload_driver::mpa::HEADER_LEN;
 use crate::axis::AxisSink;
+use offload_driver::mpa::HEADER_LEN;
 use rust_hdl::prelude::*;
+
+/// One more than the most words a beat holds (`N + 1` for `K = 64`): the candidate arrays.
+const E_MAX: usize = 17;
 
 /// `D = 8·K` data bits, `K` octets per beat, `D2 = 2·D` (the octet accumulator).
 #[derive(LogicBlock)]
@@ -53,64 +68,82 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     /// before the skid buffer; the octets past it are zeroed by `tkeep`.
     pub s: AxisSink<D, K>,
     pub s_count: Signal<In, Bits<8>>,
-    /// Word beats for the CRC and check stages, registered.
+    /// Word beats for the CRC and check stages: combinational, for a skid buffer whose
+    /// `ready` is a register.
     pub b: WordBeatSource<D>,
     /// Between FPDUs with nothing held: the stream may end here.
     pub idle: Signal<Out, Bit>,
     // Registers.
     acc: DFF<Bits<D2>>,
     c: DFF<Bits<8>>,
-    /// The stream offset of `acc`'s octet 0 a clock late: `woff + 4·e_q` is today's (the add
-    /// then starts from registers instead of behind this clock's word count).
+    /// The stream offset of `acc`'s octet 0 a clock late: `woff + 4·e_q` is today's.
     woff: DFF<Bits<32>>,
     e_q: DFF<Bits<8>>,
     mpos: DFF<Bits<7>>,
-    r: DFF<Bits<16>>,
-    /// `min(r, 64)`, and whether a Marker falls in this clock's window: registered copies,
-    /// so the word count starts from 8-bit registers.
-    r_sat: DFF<Bits<8>>,
+    /// A Marker in this clock's window (`mpos < N`), and at lane 0 (`mpos = 0`).
     mk_q: DFF<Bit>,
-    o_words: DFF<Bits<D>>,
-    o_n: DFF<Bits<8>>,
-    o_first: DFF<Bit>,
-    o_last: DFF<Bit>,
-    o_mk: DFF<Bit>,
-    o_mkl: DFF<Bits<8>>,
-    o_base: DFF<Bits<32>>,
-    o_valid: DFF<Bit>,
+    hw_q: DFF<Bit>,
+    r: DFF<Bits<16>>,
+    /// Between FPDUs (`r = 0`).
+    st: DFF<Bit>,
+    /// The first field of the FPDU waiting to start is in and bad: send its beat.
+    hh_q: DFF<Bit>,
+    // Combinational: the thermometers and the one-hot word count.
+    c_ge: [Signal<Local, Bit>; E_MAX],
+    r_is: [Signal<Local, Bit>; E_MAX],
+    r_ge: [Signal<Local, Bit>; E_MAX],
+    mp_lt: [Signal<Local, Bit>; E_MAX],
+    ge: [Signal<Local, Bit>; 18],
+    oh: [Signal<Local, Bit>; E_MAX],
+    toh: [Signal<Local, Bit>; E_MAX],
+    // The candidates, one per word count.
+    r_c: [Signal<Local, Bits<16>>; E_MAX],
+    mp_c: [Signal<Local, Bits<7>>; E_MAX],
+    c_c: [Signal<Local, Bits<8>>; E_MAX],
+    ca_c: [Signal<Local, Bits<8>>; E_MAX],
     // Combinational.
     adv: Signal<Local, Bit>,
-    woff_now: Signal<Local, Bits<32>>,
-    avail: Signal<Local, Bits<8>>,
-    mposv: Signal<Local, Bits<8>>,
-    mk: Signal<Local, Bit>,
-    len_bad: Signal<Local, Bit>,
-    hdr_whole: Signal<Local, Bit>,
-    hdr_half: Signal<Local, Bit>,
-    lead_bad: Signal<Local, Bit>,
-    c_ptr_lo: Constant<Bits<8>>,
     at_start: Signal<Local, Bit>,
-    hw: Signal<Local, Bits<8>>,
+    hdr_whole: Signal<Local, Bit>,
+    half: Signal<Local, Bit>,
+    c_le_k: Signal<Local, Bit>,
+    e: Signal<Local, Bits<8>>,
+    full: Signal<Local, Bit>,
+    mk_in: Signal<Local, Bit>,
+    last: Signal<Local, Bit>,
+    woff_now: Signal<Local, Bits<32>>,
     hdr_word: Signal<Local, Bits<16>>,
     len: Signal<Local, Bits<32>>,
-    r_eff: Signal<Local, Bits<16>>,
-    fpdu_words: Signal<Local, Bits<8>>,
-    r_next: Signal<Local, Bits<16>>,
-    mpos_next: Signal<Local, Bits<7>>,
-    c_64: Constant<Bits<16>>,
-    c_hdr_round: Constant<Bits<32>>,
-    e: Signal<Local, Bits<8>>,
-    mk_in: Signal<Local, Bit>,
-    taken: Signal<Local, Bits<16>>,
-    stay: Signal<Local, Bits<8>>,
+    r_start: Signal<Local, Bits<16>>,
+    len_bad: Signal<Local, Bit>,
+    lead_bad: Signal<Local, Bit>,
     room: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
     in_data: Signal<Local, Bits<D>>,
-    c_n: Constant<Bits<8>>,
-    c_n7: Constant<Bits<7>>,
+    place: Signal<Local, Bits<8>>,
+    placed: Signal<Local, Bits<D2>>,
+    pa: Signal<Local, Bits<D2>>,
+    pb: Signal<Local, Bits<D2>>,
+    mpos_next: Signal<Local, Bits<7>>,
+    c_nx: Signal<Local, Bits<8>>,
+    r_nx: Signal<Local, Bits<16>>,
+    c_j8: [Constant<Bits<8>>; E_MAX],
+    c_4j: [Constant<Bits<8>>; E_MAX],
+    c_j16: [Constant<Bits<16>>; E_MAX],
+    c_j7: [Constant<Bits<7>>; E_MAX],
+    /// `j = 1` and `j = 2`: the start's word count is `1 + hw`.
+    c_is1: [Constant<Bit>; E_MAX],
+    c_is2: [Constant<Bit>; E_MAX],
+    c_n7_hi: Constant<Bits<7>>,
+    c_k_hi: Constant<Bits<8>>,
     c_k: Constant<Bits<8>>,
+    c_place_mask: Constant<Bits<8>>,
+    c_ptr_lo: Constant<Bits<8>>,
+    c_hdr_round: Constant<Bits<32>>,
     c_byte_d: Constant<Bits<D>>,
     c_zero7: Constant<Bits<7>>,
+    c_two: Constant<Bits<8>>,
+    c_six: Constant<Bits<8>>,
 }
 
 impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, D2> {
@@ -119,17 +152,13 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             (8..=64).contains(&K) && K.is_power_of_two() && D == 8 * K && D2 == 2 * D,
             "Aligner<8K, K, 16K> with K a power of 2 in 8..=64"
         );
+        let n = K / 4;
         Self {
             clock: Default::default(),
             reset: Default::default(),
             cfg_markers: Default::default(),
             cfg_offset: Default::default(),
             cfg_mulpdu: Default::default(),
-            len_bad: Default::default(),
-            hdr_whole: Default::default(),
-            hdr_half: Default::default(),
-            lead_bad: Default::default(),
-            c_ptr_lo: Constant::new(0xFCu64.into()),
             s: Default::default(),
             s_count: Default::default(),
             b: Default::default(),
@@ -138,46 +167,67 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             c: Default::default(),
             woff: Default::default(),
             e_q: Default::default(),
-            woff_now: Default::default(),
             mpos: Default::default(),
-            r: Default::default(),
             mk_q: Default::default(),
-            r_sat: Default::default(),
-            r_next: Default::default(),
-            mpos_next: Default::default(),
-            c_64: Constant::new(64u64.into()),
-            // ⌈(HEADER_LEN + len) / 4⌉ = (len + HEADER_LEN + 3) >> 2 words of header, ULPDU and PAD.
-            c_hdr_round: Constant::new(((HEADER_LEN + 3) as u64).into()),
-            o_words: Default::default(),
-            o_n: Default::default(),
-            o_first: Default::default(),
-            o_last: Default::default(),
-            o_mk: Default::default(),
-            o_mkl: Default::default(),
-            o_base: Default::default(),
-            o_valid: Default::default(),
+            hw_q: Default::default(),
+            r: Default::default(),
+            st: Default::default(),
+            hh_q: Default::default(),
+            c_ge: Default::default(),
+            r_is: Default::default(),
+            r_ge: Default::default(),
+            mp_lt: Default::default(),
+            ge: Default::default(),
+            oh: Default::default(),
+            toh: Default::default(),
+            r_c: Default::default(),
+            mp_c: Default::default(),
+            c_c: Default::default(),
+            ca_c: Default::default(),
             adv: Default::default(),
-            avail: Default::default(),
-            mposv: Default::default(),
-            mk: Default::default(),
             at_start: Default::default(),
-            hw: Default::default(),
+            hdr_whole: Default::default(),
+            half: Default::default(),
+            c_le_k: Default::default(),
+            e: Default::default(),
+            full: Default::default(),
+            mk_in: Default::default(),
+            last: Default::default(),
+            woff_now: Default::default(),
             hdr_word: Default::default(),
             len: Default::default(),
-            r_eff: Default::default(),
-            fpdu_words: Default::default(),
-            e: Default::default(),
-            mk_in: Default::default(),
-            taken: Default::default(),
-            stay: Default::default(),
+            r_start: Default::default(),
+            len_bad: Default::default(),
+            lead_bad: Default::default(),
             room: Default::default(),
             accept: Default::default(),
             in_data: Default::default(),
-            c_n: Constant::new(((K / 4) as u64).into()),
-            c_n7: Constant::new(((K / 4) as u64).into()),
+            place: Default::default(),
+            placed: Default::default(),
+            pa: Default::default(),
+            pb: Default::default(),
+            mpos_next: Default::default(),
+            c_nx: Default::default(),
+            r_nx: Default::default(),
+            c_j8: std::array::from_fn(|j| Constant::new((j as u64).into())),
+            c_4j: std::array::from_fn(|j| Constant::new((4 * j as u64).into())),
+            c_j16: std::array::from_fn(|j| Constant::new((j as u64).into())),
+            c_j7: std::array::from_fn(|j| Constant::new((j as u64).into())),
+            c_is1: std::array::from_fn(|j| Constant::new(j == 1)),
+            c_is2: std::array::from_fn(|j| Constant::new(j == 2)),
+            // `mpos < N`: no bit at or above log2(N).
+            c_n7_hi: Constant::new(((0x7F & !(n - 1)) as u64).into()),
+            // `c < K`: no bit at or above log2(K).
+            c_k_hi: Constant::new(((0xFF & !(K - 1)) as u64).into()),
             c_k: Constant::new((K as u64).into()),
+            c_place_mask: Constant::new(((2 * K - 1) as u64).into()),
+            c_ptr_lo: Constant::new(0xFCu64.into()),
+            // ⌈(HEADER_LEN + len) / 4⌉ = (len + HEADER_LEN + 3) >> 2 words of header, ULPDU and PAD.
+            c_hdr_round: Constant::new(((HEADER_LEN + 3) as u64).into()),
             c_byte_d: Constant::new(0xFFu64.into()),
             c_zero7: Constant::new(0u64.into()),
+            c_two: Constant::new(2u64.into()),
+            c_six: Constant::new(6u64.into()),
         }
     }
 }
@@ -185,19 +235,10 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
 impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, acc, c, woff, e_q, mpos, r, r_sat, mk_q, o_words, o_n, o_first, o_last, o_mk, o_mkl, o_base,
-            o_valid
-        );
-        self.b.words.next = self.o_words.q.val();
-        self.b.n.next = self.o_n.q.val();
-        self.b.first.next = self.o_first.q.val();
-        self.b.last.next = self.o_last.q.val();
-        self.b.mk.next = self.o_mk.q.val();
-        self.b.mkl.next = self.o_mkl.q.val();
-        self.b.base.next = self.o_base.q.val();
-        self.b.valid.next = self.o_valid.q.val();
-        self.idle.next = (self.c.q.val() == 0) & (self.r.q.val() == 0) & !self.o_valid.q.val();
+        dff_setup!(self, clock, acc, c, woff, e_q, mpos, mk_q, hw_q, r, st, hh_q);
+        self.idle.next = (self.c.q.val() == 0) & self.st.q.val();
+        self.adv.next = self.b.ready.val() & !self.reset.val();
+        self.at_start.next = self.st.q.val();
 
         // The input beat with the octets past tkeep zeroed (acc holds zeros above c).
         self.in_data.next = self.s.tdata.val();
@@ -208,102 +249,193 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             }
         }
 
-        // How many words go out: all held whole words, at most N, at most the FPDU's rest.
-        self.adv.next = !self.o_valid.q.val() | self.b.ready.val();
-        self.avail.next = self.c.q.val() >> 2;
-        self.mposv.next = bit_cast::<8, 7>(self.mpos.q.val());
-        self.mk.next = self.mk_q.q.val();
-        self.at_start.next = self.r.q.val() == 0;
-        self.hw.next = 0.into();
-        if self.mk.val() & (self.mpos.q.val() == self.c_zero7.val()) {
-            self.hw.next = 1.into();
+        // Every entry driven (rust-hdl's Verilog generator rejects an undriven Local) and read
+        // (Verilator's lint flags an unread one): the entries past `N` (`ge`: past `N + 1`) stay
+        // these constants, so the loops below that run to `E_MAX` cost no logic for them.
+        for j in 0..E_MAX {
+            self.c_ge[j].next = false;
+            self.r_is[j].next = false;
+            self.r_ge[j].next = false;
+            self.mp_lt[j].next = false;
+            self.oh[j].next = false;
+            self.toh[j].next = false;
+            self.r_c[j].next = 0.into();
+            self.mp_c[j].next = 0.into();
+            self.c_c[j].next = 0.into();
+            self.ca_c[j].next = 0.into();
         }
+        for j in 0..(E_MAX + 1) {
+            self.ge[j].next = false;
+        }
+
+        // Thermometers from registers: `c ≥ 4j`, `r = j`, `r ≥ j`, `mpos < j`.
+        self.c_ge[0].next = true;
+        self.r_ge[0].next = true;
+        self.mp_lt[0].next = false;
+        for j in 0..(K / 4 + 1) {
+            self.r_is[j].next = self.r.q.val() == self.c_j16[j].val();
+            self.r_c[j].next = self.r.q.val() - self.c_j16[j].val();
+            self.mp_c[j].next = self.mpos.q.val() - self.c_j7[j].val();
+            self.c_c[j].next = self.c.q.val() - self.c_4j[j].val();
+            self.ca_c[j].next = self.c.q.val() - self.c_4j[j].val() + self.s_count.val();
+        }
+        for j in 1..(K / 4 + 1) {
+            self.c_ge[j].next = self.c_ge[j - 1].val() & ((self.c.q.val() >> 2) != self.c_j8[j - 1].val());
+            self.r_ge[j].next = self.r_ge[j - 1].val() & !self.r_is[j - 1].val();
+            self.mp_lt[j].next = self.mp_lt[j - 1].val() | (self.mpos.q.val() == self.c_j7[j - 1].val());
+        }
+
+        // The start: the header word, behind a leading Marker, once it is whole — or once its
+        // first field is in and bad (`hh_q`, registered a clock ago).
+        self.hdr_whole.next = self.c_ge[1].val();
+        if self.hw_q.q.val() {
+            self.hdr_whole.next = self.c_ge[2].val();
+        }
+        self.half.next = self.at_start.val() & !self.hdr_whole.val() & self.hh_q.q.val() & self.adv.val();
+
+        // `e ≥ j`: as many words held, and the FPDU has `j` words left (counting a Marker in
+        // the window, which belongs to it when one of its words follows: `mpos < r`).
+        for j in 1..E_MAX {
+            self.ge[j].next = self.c_ge[j].val()
+                & (self.r_ge[j].val() | (self.r_is[j - 1].val() & self.mk_q.q.val() & self.mp_lt[j - 1].val()));
+            if self.at_start.val() {
+                self.ge[j].next = (self.hdr_whole.val() | self.hh_q.q.val())
+                    & (self.c_is1[j].val() | (self.c_is2[j].val() & self.hw_q.q.val()));
+            }
+            if !self.adv.val() {
+                self.ge[j].next = false;
+            }
+        }
+        self.e.next = 0.into();
+        self.ge[0].next = true;
+        self.oh[0].next = self.ge[0].val() & !self.ge[1].val();
+        for j in 1..E_MAX {
+            self.oh[j].next = self.ge[j].val() & !self.ge[j + 1].val();
+            if self.oh[j].val() {
+                self.e.next = self.e.val() | self.c_j8[j].val();
+            }
+        }
+        // A whole beat goes out (`e = N`).
+        self.full.next = false;
+        for j in (K / 4)..(K / 4 + 1) {
+            self.full.next = self.oh[j].val();
+        }
+        // A Marker among the words going out; the FPDU words they take (`e` less the Marker).
+        self.mk_in.next = false;
+        for j in 1..E_MAX {
+            if self.oh[j].val() & self.mk_q.q.val() & self.mp_lt[j].val() {
+                self.mk_in.next = true;
+            }
+        }
+        for j in 0..(K / 4) {
+            self.toh[j].next = (self.oh[j].val() & !self.mk_in.val()) | (self.oh[j + 1].val() & self.mk_in.val());
+        }
+        for j in (K / 4)..(K / 4 + 1) {
+            self.toh[j].next = self.oh[j].val() & !self.mk_in.val();
+        }
+        // The FPDU's last beat: its words are all that is left.
+        self.last.next = false;
+        for j in 1..E_MAX {
+            if self.toh[j].val() & self.r_is[j].val() {
+                self.last.next = !self.at_start.val();
+            }
+        }
+
+        // The header's length (big-endian, octets 0–1 of its word) and the words it leaves after
+        // the header word: `⌈(2 + len)/4⌉`.
         self.hdr_word.next = self.acc.q.val().get_bits::<16>(0);
-        if self.hw.val() == 1 {
+        if self.hw_q.q.val() {
             self.hdr_word.next = self.acc.q.val().get_bits::<16>(32);
         }
-        // ULPDU_Length is big-endian in octets 0-1 of its word.
         self.len.next = (bit_cast::<32, 8>(self.hdr_word.val().get_bits::<8>(0)) << 8)
             | bit_cast::<32, 8>(self.hdr_word.val().get_bits::<8>(8));
-        // The FPDU's words left (Markers not counted): from the header at its start — which then
-        // goes out alone, behind a leading Marker, so the length only reaches registers and never
-        // this clock's word count — else from the register.
-        self.r_eff.next = self.r.q.val();
-        if self.at_start.val() {
-            self.r_eff.next = bit_cast::<16, 32>(((self.len.val() + self.c_hdr_round.val()) >> 2) + 1);
-        }
-        self.fpdu_words.next = self.r_sat.q.val();
-        if self.mk.val() & (self.mposv.val() < self.r_sat.q.val()) {
-            self.fpdu_words.next = self.r_sat.q.val() + 1;
-        }
-        self.e.next = self.c_n.val();
-        if self.avail.val() < self.e.val() {
-            self.e.next = self.avail.val();
-        }
-        if self.fpdu_words.val() < self.e.val() {
-            self.e.next = self.fpdu_words.val();
-        }
-        if self.at_start.val() {
-            self.e.next = self.hw.val() + 1;
-        }
-        // An FPDU starts only once its header word is here; nothing moves while stage B is full.
-        // An FPDU starts once its header word is here — or, when the length is bad, once the
-        // header's two octets are, and when a leading Marker is bad (its FPDUPTR must be 0),
-        // once the Marker is: the software deframer judges each field as it completes, and
-        // nothing after a bad one is passed on.
-        self.len_bad.next = (self.len.val() == 0) | (self.len.val() > bit_cast::<32, 16>(self.cfg_mulpdu.val()));
-        self.hdr_whole.next = self.avail.val() > self.hw.val();
-        self.lead_bad.next = (self.hw.val() == 1)
-            & (self.avail.val() != 0)
+        self.r_start.next = bit_cast::<16, 32>((self.len.val() + self.c_hdr_round.val()) >> 2);
+        // The first field bad (judged for the next clock): a length of 0 or over MULPDU once its
+        // two octets are in, or a leading Marker whose FPDUPTR is not 0.
+        self.len_bad.next =
+            (self.len.val() == 0) | (self.len.val() > bit_cast::<32, 16>(self.cfg_mulpdu.val()));
+        self.lead_bad.next = self.hw_q.q.val()
+            & self.c_ge[1].val()
             & ((self.acc.q.val().get_bits::<8>(16) != 0)
                 | ((self.acc.q.val().get_bits::<8>(24) & self.c_ptr_lo.val()) != 0));
-        self.hdr_half.next = (self.len_bad.val() & (self.c.q.val() >= ((self.hw.val() << 2) + 2)))
-            | self.lead_bad.val();
-        if self.reset.val() | !self.adv.val() | (self.at_start.val() & !self.hdr_whole.val() & !self.hdr_half.val()) {
-            self.e.next = 0.into();
-        }
-        self.mk_in.next = self.mk.val() & (self.mposv.val() < self.e.val());
-        self.taken.next = bit_cast::<16, 8>(self.e.val());
-        if self.mk_in.val() {
-            self.taken.next = bit_cast::<16, 8>(self.e.val()) - 1;
+        self.hh_q.d.next = false;
+        if self.at_start.val() {
+            if self.hw_q.q.val() {
+                self.hh_q.d.next = (self.len_bad.val() & (self.c.q.val() >= self.c_six.val())) | self.lead_bad.val();
+            } else {
+                self.hh_q.d.next = self.len_bad.val() & (self.c.q.val() >= self.c_two.val());
+            }
         }
 
-        // Room for the input beat behind what stays.
-        self.stay.next = self.c.q.val() - (self.e.val() << 2);
-        if self.at_start.val() & !self.hdr_whole.val() & self.hdr_half.val() & self.adv.val() {
-            // A bad header sent half: its octets go with it.
-            self.stay.next = 0.into();
-        }
-        self.room.next = !self.reset.val() & (self.stay.val() <= self.c_k.val());
+        // The input beat: taken when it fits behind what stays — always when `c ≤ K`, else
+        // when a whole beat goes out. Never on a bad header's half beat (it empties `acc`).
+        self.c_le_k.next =
+            ((self.c.q.val() & self.c_k_hi.val()) == 0) | (self.c.q.val() == self.c_k.val());
+        self.room.next = !self.reset.val() & !self.half.val() & (self.c_le_k.val() | self.full.val());
         self.s.tready.next = self.room.val();
         self.accept.next = self.room.val() & self.s.tvalid.val();
+        // Placed at `c` before the shift, or at `c − K` after it.
+        self.place.next = self.c.q.val() - self.c_k.val();
+        if self.c_le_k.val() {
+            self.place.next = self.c.q.val();
+        }
+        self.placed.next =
+            bit_cast::<D2, D>(self.in_data.val()) << (bit_cast::<16, 8>(self.place.val() & self.c_place_mask.val()) << 3);
+        self.pa.next = 0.into();
+        if self.s.tvalid.val() & self.c_le_k.val() & !self.half.val() & !self.reset.val() {
+            self.pa.next = self.placed.val();
+        }
+        self.pb.next = 0.into();
+        if self.accept.val() & !self.c_le_k.val() {
+            self.pb.next = self.placed.val();
+        }
+        self.acc.d.next = ((self.acc.q.val() | self.pa.val()) >> (bit_cast::<16, 8>(self.e.val()) << 5)) | self.pb.val();
 
-        self.acc.d.next = self.acc.q.val() >> (bit_cast::<16, 8>(self.e.val()) << 5);
-        self.c.d.next = self.stay.val();
-        if self.accept.val() {
-            self.acc.d.next = (self.acc.q.val() >> (bit_cast::<16, 8>(self.e.val()) << 5))
-                | (bit_cast::<D2, D>(self.in_data.val())
-                    << (bit_cast::<16, 8>(self.stay.val()) << 3));
-            self.c.d.next = self.stay.val() + self.s_count.val();
+        // The next state, picked from the candidates by the word count.
+        // (ORed in Locals: rust-hdl's simulator does not read back a DFF input assigned in the
+        // same update, Verilog does.)
+        self.c_nx.next = 0.into();
+        self.mpos_next.next = 0.into();
+        self.r_nx.next = 0.into();
+        for j in 0..E_MAX {
+            if self.oh[j].val() {
+                self.mpos_next.next = self.mpos_next.val() | self.mp_c[j].val();
+                if self.accept.val() {
+                    self.c_nx.next = self.c_nx.val() | self.ca_c[j].val();
+                } else {
+                    self.c_nx.next = self.c_nx.val() | self.c_c[j].val();
+                }
+            }
+            if self.toh[j].val() {
+                self.r_nx.next = self.r_nx.val() | self.r_c[j].val();
+            }
+        }
+        self.c.d.next = self.c_nx.val();
+        self.r.d.next = self.r_nx.val();
+        if self.half.val() {
+            self.c.d.next = 0.into();
+        }
+        if self.at_start.val() & self.ge[1].val() {
+            self.r.d.next = self.r_start.val();
+        }
+        self.st.d.next = self.last.val();
+        if self.at_start.val() {
+            self.st.d.next = !self.ge[1].val();
         }
         self.woff_now.next = self.woff.q.val() + (bit_cast::<32, 8>(self.e_q.q.val()) << 2);
         self.woff.d.next = self.woff_now.val();
         self.e_q.d.next = self.e.val();
-        self.mpos_next.next = self.mpos.q.val() - bit_cast::<7, 8>(self.e.val());
-        self.r_next.next = self.r.q.val();
-        if self.adv.val() {
-            self.o_valid.d.next = self.e.val() != 0;
-        }
-        if self.e.val() != 0 {
-            self.r_next.next = self.r_eff.val() - self.taken.val();
-            self.o_words.d.next = bit_cast::<D, D2>(self.acc.q.val());
-            self.o_n.d.next = self.e.val();
-            self.o_first.d.next = self.at_start.val();
-            self.o_last.d.next = self.r_eff.val() == self.taken.val();
-            self.o_mk.d.next = self.mk_in.val();
-            self.o_mkl.d.next = self.mposv.val();
-            self.o_base.d.next = self.woff_now.val();
-        }
+
+        // The beat going out (the skid buffer behind registers it).
+        self.b.words.next = bit_cast::<D, D2>(self.acc.q.val());
+        self.b.n.next = self.e.val();
+        self.b.first.next = self.at_start.val();
+        self.b.last.next = self.last.val();
+        self.b.mk.next = self.mk_in.val();
+        self.b.mkl.next = bit_cast::<8, 7>(self.mpos.q.val());
+        self.b.base.next = self.woff_now.val();
+        self.b.valid.next = self.ge[1].val();
+
         if self.reset.val() {
             self.acc.d.next = 0.into();
             self.c.d.next = 0.into();
@@ -311,15 +443,13 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             self.e_q.d.next = 0.into();
             // The lane of the first Marker: (512 - offset mod 512) / 4, mod 128.
             self.mpos_next.next = self.c_zero7.val() - bit_cast::<7, 32>(self.cfg_offset.val() >> 2);
-            self.r_next.next = 0.into();
-            self.o_valid.d.next = false;
+            self.r.d.next = 0.into();
+            self.st.d.next = true;
+            self.hh_q.d.next = false;
         }
         self.mpos.d.next = self.mpos_next.val();
-        self.mk_q.d.next = self.cfg_markers.val() & (self.mpos_next.val() < self.c_n7.val());
-        self.r.d.next = self.r_next.val();
-        self.r_sat.d.next = bit_cast::<8, 16>(self.r_next.val());
-        if self.r_next.val() > self.c_64.val() {
-            self.r_sat.d.next = bit_cast::<8, 16>(self.c_64.val());
-        }
+        self.mk_q.d.next = self.cfg_markers.val() & ((self.mpos_next.val() & self.c_n7_hi.val()) == 0);
+        self.hw_q.d.next = self.cfg_markers.val() & (self.mpos_next.val() == self.c_zero7.val());
     }
 }
+

@@ -176,6 +176,11 @@ pub struct MpaRx<const D: usize, const K: usize, const D2: usize> {
     pub counters: MpaRxCounters,
     inbuf: AxisSkid<D, K, 8>,
     align: Aligner<D, K, D2>,
+    /// The aligner's beats, registered: its word count sees a registered `ready` (issue 26:
+    /// the ready chain of three stages ran into it). The words ride on `tdata`, the beat's
+    /// fields on `tkeep` (`n`) and the side channel ([`BEAT_FIELDS`]).
+    mid: AxisSkid<D, 8, BEAT_FIELDS>,
+    mid_user: Signal<Local, Bits<BEAT_FIELDS>>,
     crcc: CrcCheck<D, K>,
     prep: Prep<D, K>,
     check: Check<D, K, D2>,
@@ -189,7 +194,12 @@ pub struct MpaRx<const D: usize, const K: usize, const D2: usize> {
     out_user: Signal<Local, Bits<17>>,
     c_k: Constant<Bits<8>>,
     c_one17: Constant<Bits<17>>,
+    c_one_u: Constant<Bits<BEAT_FIELDS>>,
 }
+
+/// The side-channel bits of a word beat between the aligner and the CRC stage: `first`, `mk`,
+/// `mkl` and `base` (`n` rides on `tkeep`).
+pub const BEAT_FIELDS: usize = 42;
 
 impl<const D: usize, const K: usize, const D2: usize> Default for MpaRx<D, K, D2> {
     fn default() -> Self {
@@ -205,6 +215,8 @@ impl<const D: usize, const K: usize, const D2: usize> Default for MpaRx<D, K, D2
             counters: Default::default(),
             inbuf: Default::default(),
             align: Default::default(),
+            mid: Default::default(),
+            mid_user: Default::default(),
             crcc: Default::default(),
             prep: Default::default(),
             check: Default::default(),
@@ -213,6 +225,7 @@ impl<const D: usize, const K: usize, const D2: usize> Default for MpaRx<D, K, D2
             out_user: Default::default(),
             c_k: Constant::new((K as u64).into()),
             c_one17: Constant::new(1u64.into()),
+            c_one_u: Constant::new(1u64.into()),
         }
     }
 }
@@ -224,7 +237,8 @@ pub type MpaRxW64 = MpaRx<512, 64, 1024>;
 impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, inbuf, align, crcc, prep, check, outbuf);
+        clock!(self, clock, inbuf, align, mid, crcc, prep, check, outbuf);
+        self.mid.reset.next = self.reset.val();
         self.inbuf.reset.next = self.reset.val();
         self.align.reset.next = self.reset.val();
         self.crcc.reset.next = self.reset.val();
@@ -250,7 +264,31 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
         self.align.cfg_offset.next = self.cfg.offset.val();
         self.align.cfg_mulpdu.next = self.cfg.mulpdu.val();
 
-        WordBeatSource::<D>::join(&mut self.align.b, &mut self.crcc.b);
+        // Aligner → skid buffer → CRC stage: `n` on an 8-bit `tkeep`, `first` in bit 0 of
+        // the side channel, `mk` 1, `mkl` 9:2, `base` 41:10.
+        self.mid.s.tdata.next = self.align.b.words.val();
+        self.mid.s.tkeep.next = self.align.b.n.val();
+        self.mid.s.tlast.next = self.align.b.last.val();
+        self.mid.s.tvalid.next = self.align.b.valid.val();
+        self.align.b.ready.next = self.mid.s.tready.val();
+        self.mid_user.next = (bit_cast::<BEAT_FIELDS, 8>(self.align.b.mkl.val()) << 2)
+            | (bit_cast::<BEAT_FIELDS, 32>(self.align.b.base.val()) << 10);
+        if self.align.b.first.val() {
+            self.mid_user.next = self.mid_user.val() | self.c_one_u.val();
+        }
+        if self.align.b.mk.val() {
+            self.mid_user.next = self.mid_user.val() | (self.c_one_u.val() << 1);
+        }
+        self.mid.s_user.next = self.mid_user.val();
+        self.crcc.b.words.next = self.mid.m.tdata.val();
+        self.crcc.b.last.next = self.mid.m.tlast.val();
+        self.crcc.b.valid.next = self.mid.m.tvalid.val();
+        self.mid.m.tready.next = self.crcc.b.ready.val();
+        self.crcc.b.n.next = self.mid.m.tkeep.val().get_bits::<8>(0);
+        self.crcc.b.first.next = self.mid.m_user.val().get_bit(0);
+        self.crcc.b.mk.next = self.mid.m_user.val().get_bit(1);
+        self.crcc.b.mkl.next = self.mid.m_user.val().get_bits::<8>(2);
+        self.crcc.b.base.next = self.mid.m_user.val().get_bits::<32>(10);
 
         WordBeatSource::<D>::join(&mut self.crcc.c, &mut self.prep.b);
         self.prep.cfg_crc.next = self.cfg.crc.val();
@@ -284,6 +322,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
         self.status.found.next = self.check.error_found.val();
         self.status.expected.next = self.check.error_expected.val();
         self.status.idle.next = self.align.idle.val()
+            & !self.mid.m.tvalid.val()
             & !self.crcc.c.valid.val()
             & !self.prep.p_valid.val()
             & self.check.idle.val();
