@@ -22,7 +22,9 @@ fn main() {
         // cargo:rustc-cfg=KEY[="VALUE"]
         let (major, minor) = verilator_version().unwrap();
         println!("cargo:rustc-cfg=verilator_version=\"{}.{}\"", major, minor);
-        if major == 4 && minor >= 38 {
+        // Verilator 4.038 replaced flushCb(VerilatedVoidCb) with addFlushCb/addExitCb;
+        // Verilator 5 removed the old API.
+        if major > 4 || (major == 4 && minor >= 38) {
             println!("cargo:rustc-cfg=verilator=\"flush_and_exit_cb\"");
         }
 
