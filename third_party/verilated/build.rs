@@ -44,7 +44,11 @@ fn main() {
             "verilated_vpi.cpp",
         ];
 
-        let files: Vec<PathBuf> = files.iter().map(|p| include.join(p)).collect();
+        let mut files: Vec<PathBuf> = files.iter().map(|p| include.join(p)).collect();
+        // Verilator 5's verilated.cpp always refers to VlThreadPool.
+        if major >= 5 {
+            files.push(include.join("verilated_threads.cpp"));
+        }
 
         let mut cfg = cc::Build::new();
         let tool = cfg.get_compiler();
