@@ -18,6 +18,9 @@ fn fail(s: &str) -> ! {
 }
 
 fn main() {
+    // The cfgs set below, declared so that rustc >= 1.80 does not warn about them.
+    println!("cargo:rustc-check-cfg=cfg(verilator_version, values(any()))");
+    println!("cargo:rustc-check-cfg=cfg(verilator, values(\"flush_and_exit_cb\"))");
     if let Some(root) = find_verilator_root() {
         // cargo:rustc-cfg=KEY[="VALUE"]
         let (major, minor) = verilator_version().unwrap();
