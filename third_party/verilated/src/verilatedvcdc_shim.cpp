@@ -44,7 +44,12 @@ verilatedvcdc_open_next(VerilatedVcdC* vcd, int inc_filename) {
 /// Set size in megabytes after which new file should be created
 void
 verilatedvcdc_rollover_mb(VerilatedVcdC* vcd, size_t rolloverMB) {
+#if VERILATOR_VERSION_MAJOR >= 5
+    // Verilator 5 renamed rolloverMB to rolloverSize, in bytes.
+    vcd->rolloverSize(rolloverMB * 1024 * 1024);
+#else
     vcd->rolloverMB(rolloverMB);
+#endif
 }
 
 /// Close dump
