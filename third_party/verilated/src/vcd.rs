@@ -46,13 +46,14 @@ pub struct Vcd(pub *mut VcdC);
 impl Vcd {
     fn _open(&mut self, path: &CStr) -> io::Result<()> {
         unsafe {
+            // Before `open`: Verilator 5 writes `$timescale` when the file is opened.
+            let time_unit = CString::new("1ns").unwrap();
+            ffi::verilatedvcdc_set_time_unit(self.0, time_unit.as_ptr() as *const _);
+            ffi::verilatedvcdc_set_time_resolution(self.0, time_unit.as_ptr() as *const _);
             ffi::verilatedvcdc_open(self.0, path.as_ptr());
             if ffi::verilatedvcdc_is_open(self.0) == 0 {
                 return Err(io::ErrorKind::Other.into());
             }
-            let time_unit = CString::new("1ns").unwrap();
-            ffi::verilatedvcdc_set_time_unit(self.0, time_unit.as_ptr() as *const _);
-            ffi::verilatedvcdc_set_time_resolution(self.0, time_unit.as_ptr() as *const _);
         }
 
         Ok(())
