@@ -1,4 +1,3 @@
-use verilator_version;
 use cc;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
@@ -136,9 +135,6 @@ impl Verilator {
         let mut cmd = Command::new(verilator_exe.clone());
         cmd.arg("--getenv").arg("VERILATOR_ROOT");
 
-        // Determine the Verilator version
-        let (verilator_major, verilator_minor) = verilator_version().unwrap();
-
         println!("running: {:?}", cmd);
         let root = match cmd.output() {
             Ok(output) => PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()),
@@ -251,12 +247,9 @@ impl Verilator {
         cpp_cfg
             .include(root.join("include"))
             .include(root.join("include/vltstd"))
-            .include(&dst)
-            .file(dst.join(format!("V{}.cpp", top_module)))
-            .file(dst.join(format!("V{}__Syms.cpp", top_module)));
-
-        if verilator_major > 4 || verilator_minor >= 38 {
-            cpp_cfg.file(dst.join(format!("V{}__Slow.cpp", top_module)));
+            .include(&dst);
+        for class in generated_classes(&dst, top_module) {
+            cpp_cfg.file(dst.join(format!("{}.cpp", class)));
         }
 
         for &(ref f, _) in &self.files {
@@ -273,10 +266,7 @@ impl Verilator {
         }
 
         if self.trace {
-            cpp_cfg
-                .define("VM_TRACE", "1")
-                .file(dst.join(format!("V{}__Trace.cpp", top_module)))
-                .file(dst.join(format!("V{}__Trace__Slow.cpp", top_module)));
+            cpp_cfg.define("VM_TRACE", "1");
         }
 
         cpp_cfg.compile(&format!("V{}__ALL", top_module));
@@ -319,6 +309,48 @@ impl Default for Verilator {
             suppress_warnings: Vec::new(),
         }
     }
+}
+
+/// The C++ classes Verilator generated for `top_module` (their `.cpp` files, without the
+/// extension), as its makefile lists them in `V<top>_classes.mk`: the model
+/// (`VM_CLASSES_FAST`/`SLOW`) and its support code such as the symbol table and the trace
+/// functions (`VM_SUPPORT_FAST`/`SLOW`). The file names differ between Verilator versions
+/// (Verilator 5 splits the model into `___024root__DepSet_*` files), the list does not.
+/// Verilator's own runtime (`VM_GLOBAL_*`) is the `verilated` crate's.
+fn generated_classes(dst: &Path, top_module: &str) -> Vec<String> {
+    let mk = dst.join(format!("V{}_classes.mk", top_module));
+    let text = fs::read_to_string(&mk)
+        .unwrap_or_else(|e| fail(&format!("cannot read {}: {}", mk.display(), e)));
+    let mut classes = Vec::new();
+    let mut keep = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some(eq) = line.find('=') {
+            let var = line[..eq].trim_end_matches('+').trim();
+            keep = [
+                "VM_CLASSES_FAST",
+                "VM_CLASSES_SLOW",
+                "VM_SUPPORT_FAST",
+                "VM_SUPPORT_SLOW",
+            ]
+            .contains(&var);
+            continue;
+        }
+        if line.is_empty() || line.starts_with('#') {
+            keep = false;
+            continue;
+        }
+        if keep {
+            let name = line.trim_end_matches('\\').trim();
+            if !name.is_empty() {
+                classes.push(name.to_string());
+            }
+        }
+    }
+    if classes.is_empty() {
+        fail(&format!("{} lists no generated classes", mk.display()));
+    }
+    classes
 }
 
 fn find_in_path(path: &Path) -> PathBuf {
