@@ -184,7 +184,7 @@ mod ffi {{
     #[allow(non_camel_case_types)]
     pub enum {c_ty} {{}}
 
-    extern {{
+    unsafe extern "C" {{
         pub fn {c_ty}_new() -> *mut {c_ty};
         pub fn {c_ty}_delete({c_ty}: *mut {c_ty});
         pub fn {c_ty}_eval({c_ty}: *mut {c_ty});
