@@ -229,10 +229,13 @@ extern "C" {{
     __ptr->eval();
   }}
 
+#if VM_TRACE
+  // The model has trace() only when Verilated with --trace.
   void
   {c_ty}_trace(V{c_ty}* __ptr, VerilatedVcdC* __tfp, int __levels) {{
     __ptr->trace(__tfp, __levels);
   }}
+#endif
 
   void
   {c_ty}_final(V{c_ty}* __ptr) {{
