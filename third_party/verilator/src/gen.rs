@@ -1,4 +1,5 @@
 use cc;
+use std::ffi::{OsStr, OsString};
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -26,6 +27,7 @@ pub struct Verilator {
     trace: bool,
     optimized: bool, 
     suppress_warnings: Vec<String>,
+    args: Vec<OsString>,
 }
 
 impl Verilator {
@@ -124,6 +126,25 @@ impl Verilator {
         self
     }
 
+    /// Passes `arg` to verilator as it is, after the options above: any option the builder
+    /// has no method for (`--x-assign fast`, `--noassert`, `-GNAME=value`, ...).
+    pub fn arg<S: AsRef<OsStr>>(&mut self, arg: S) -> &mut Verilator {
+        self.args.push(arg.as_ref().to_os_string());
+        self
+    }
+
+    /// Passes each of `args` to verilator, as [`arg`](#method.arg) does.
+    pub fn args<I>(&mut self, args: I) -> &mut Verilator
+    where
+        I: IntoIterator,
+        I::Item: AsRef<OsStr>,
+    {
+        for arg in args {
+            self.arg(arg);
+        }
+        self
+    }
+
     pub fn build(&mut self, top_module: &str) -> PathBuf {
         let dst = self
             .out_dir
@@ -171,6 +192,8 @@ impl Verilator {
         for warn in &self.suppress_warnings {
             cmd.arg(format!("-Wno-{}", warn));
         }
+
+        cmd.args(&self.args);
 
         for dir in &self.module_directories {
             cmd.arg("-y");
@@ -307,6 +330,7 @@ impl Default for Verilator {
             trace: false,
             optimized: false,
             suppress_warnings: Vec::new(),
+            args: Vec::new(),
         }
     }
 }
