@@ -28,6 +28,7 @@ pub struct Verilator {
     optimized: bool, 
     suppress_warnings: Vec<String>,
     args: Vec<OsString>,
+    compiler: Option<cc::Build>,
 }
 
 impl Verilator {
@@ -145,6 +146,14 @@ impl Verilator {
         self
     }
 
+    /// The `cc::Build` to compile the generated C++ with, e.g. to fix its optimisation level
+    /// or debug info whatever the cargo profile says (Verilated code is slow unoptimised, and
+    /// debug info on it is costly to build); `build` adds its own settings and files to it.
+    pub fn compiler(&mut self, cfg: cc::Build) -> &mut Verilator {
+        self.compiler = Some(cfg);
+        self
+    }
+
     pub fn build(&mut self, top_module: &str) -> PathBuf {
         let dst = self
             .out_dir
@@ -234,7 +243,7 @@ impl Verilator {
         };
         let host = self.host.clone().unwrap_or_else(|| getenv_unwrap("HOST"));
 
-        let mut cpp_cfg = cc::Build::new();
+        let mut cpp_cfg = self.compiler.clone().unwrap_or_else(cc::Build::new);
         cpp_cfg
             .cpp(true)
             .target(&target)
@@ -331,6 +340,7 @@ impl Default for Verilator {
             optimized: false,
             suppress_warnings: Vec::new(),
             args: Vec::new(),
+            compiler: None,
         }
     }
 }
