@@ -5,7 +5,8 @@
 //! `build.rs` takes every entry of `offload_hdl::registry::catalogue()` (a build-dependency),
 //! writes its Verilog and hands it to `verilator::gen::Verilator` (`-O3 --x-assign fast
 //! --x-initial fast --noassert --trace`), which Verilates it and compiles the generated C++
-//! (one translation unit a model, -O2, models built in parallel). Verilator's runtime and VCD
+//! (-O2; one translation unit a model but for the largest, which Verilator splits into files;
+//! models built in parallel). Verilator's runtime and VCD
 //! writer come from the `verilated` crate. Both crates are crates.io's, vendored in
 //! `third_party/` with the changes Verilator 5 needs (`third_party/verilated/PATCHES.md`). The
 //! `extern "C"` shim and the Rust tables ([`MODELS`]) are generated from the rust-hdl block's own
