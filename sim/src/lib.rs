@@ -1,16 +1,16 @@
 //! `offload-sim`: Verilator co-simulation of the Verilog that `offload-hdl` emits, driven from
 //! Rust and checked against the software model in `offload-driver`.
 //!
-//! # How the models are built (and why)
+//! # How the models are built
 //! `build.rs` takes every entry of `offload_hdl::registry::catalogue()` (a build-dependency),
-//! writes its Verilog, runs `verilator --cc -O3 --x-assign fast --x-initial fast --noassert
-//! --trace`, and compiles the generated C++ plus Verilator's `verilated.cpp`,
-//! `verilated_threads.cpp` and `verilated_vcd_c.cpp` and a generated `extern "C"` shim with the
-//! `cc` crate (C++17, -O2, pthread). The shim and the Rust tables ([`MODELS`]) are generated
-//! from the rust-hdl block's own port list, so a port is declared once. We do it ourselves
-//! because the crates.io `verilator`/`verilated` crates do not build against Verilator 5 and
-//! `marlin` needs Verilator >= 5.025, while Debian ships 5.006; this works with any 5.x and
-//! needs nothing but `apt-get install verilator` on a fresh machine.
+//! writes its Verilog and hands it to `verilator::gen::Verilator` (`-O3 --x-assign fast
+//! --x-initial fast --noassert --trace`), which Verilates it and compiles the generated C++
+//! (-O2; one translation unit a model but for the largest, which Verilator splits into files;
+//! models built in parallel). Verilator's runtime and VCD
+//! writer come from the `verilated` crate. Both crates are crates.io's, vendored in
+//! `third_party/` with the changes Verilator 5 needs (`third_party/verilated/PATCHES.md`). The
+//! `extern "C"` shim and the Rust tables ([`MODELS`]) are generated from the rust-hdl block's own
+//! port list, so a port is declared once.
 //!
 //! Without Verilator the crate still compiles (build.rs prints a warning and sets
 //! `cfg(offload_sim_no_verilator)`); [`MODELS`] is then empty and every entry point returns

@@ -1,10 +1,27 @@
 //! A Verilated model behind a safe Rust handle: named ports of any width, `eval` (settle with
-//! the clock low) and `tick` (one rising edge), a cycle counter and VCD tracing.
+//! the clock low) and `tick` (one rising edge), a cycle counter and VCD tracing (the `verilated`
+//! crate's writer).
 
 use offload_driver::crc::CrcKind;
-use std::ffi::{c_char, c_int, c_void, CString};
+use std::ffi::{c_int, c_void};
 use std::fmt;
 use std::path::{Path, PathBuf};
+
+/// Verilator's `VerilatedVcdC`, as the generated shims take it.
+pub use verilated::vcd::VcdC;
+#[cfg(not(offload_sim_no_verilator))]
+use verilated::vcd::Vcd;
+
+/// Without Verilator the `verilated` crate has no runtime to link against, and no model exists
+/// to trace: no VCD either.
+#[cfg(offload_sim_no_verilator)]
+enum Vcd {}
+#[cfg(offload_sim_no_verilator)]
+impl Vcd {
+    fn dump(&mut self, _time: u64) {
+        match *self {}
+    }
+}
 
 /// A port's direction (`offload_hdl::ports::Dir`, the one the rust-hdl port lists use).
 pub use offload_hdl::ports::Dir as PortDir;
@@ -27,9 +44,8 @@ pub struct ModelVTable {
     pub delete: unsafe extern "C" fn(*mut c_void),
     pub eval: unsafe extern "C" fn(*mut c_void),
     pub tick: unsafe extern "C" fn(*mut c_void),
-    pub cycle: unsafe extern "C" fn(*mut c_void) -> u64,
-    pub trace_open: unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int,
-    pub trace_flush: unsafe extern "C" fn(*mut c_void),
+    /// Attaches a VCD writer to the model (before it is opened).
+    pub trace: unsafe extern "C" fn(*mut c_void, *mut VcdC),
     pub port: unsafe extern "C" fn(*mut c_void, c_int) -> *mut c_void,
 }
 
@@ -118,11 +134,17 @@ enum Store {
     Wide(*mut u32, usize),
 }
 
-/// One live Verilated model instance.
+/// One live Verilated model instance. VCD time: 10 per cycle (1 ns each), the rising edge at
+/// +5, repeated `eval`s in one cycle at +0..+4.
 pub struct VerilatedModel {
     info: &'static ModelInfo,
     handle: *mut c_void,
     stores: Vec<Store>,
+    clock: Option<PortId>,
+    cycle: u64,
+    /// `eval`s so far in this cycle (for the VCD time).
+    sub: u64,
+    vcd: Option<Vcd>,
     trace: Option<PathBuf>,
 }
 
@@ -149,7 +171,8 @@ impl VerilatedModel {
                 }
             })
             .collect();
-        VerilatedModel { info, handle, stores, trace: None }
+        let clock = info.ports.iter().position(|p| p.is_clock).map(PortId);
+        VerilatedModel { info, handle, stores, clock, cycle: 0, sub: 0, vcd: None, trace: None }
     }
 
     /// Instantiates the model called `name`.
@@ -260,31 +283,56 @@ impl VerilatedModel {
     #[inline]
     pub fn eval(&mut self) {
         unsafe { (self.info.vt.eval)(self.handle) }
+        if let Some(vcd) = &mut self.vcd {
+            vcd.dump(10 * self.cycle + self.sub);
+            self.sub = (self.sub + 1).min(4);
+        }
     }
 
     /// One rising clock edge; the clock is low again (not yet evaluated) afterwards.
     #[inline]
     pub fn tick(&mut self) {
-        unsafe { (self.info.vt.tick)(self.handle) }
+        match (self.vcd.is_some(), self.clock) {
+            (true, Some(clk)) => {
+                // The edge itself, on this side, to dump it between rise and fall.
+                self.set(clk, 1);
+                unsafe { (self.info.vt.eval)(self.handle) }
+                if let Some(vcd) = &mut self.vcd {
+                    vcd.dump(10 * self.cycle + 5);
+                }
+                self.set(clk, 0);
+            }
+            _ => unsafe { (self.info.vt.tick)(self.handle) },
+        }
+        self.cycle += 1;
+        self.sub = 0;
     }
 
     /// Rising edges so far.
     pub fn cycle(&self) -> u64 {
-        unsafe { (self.info.vt.cycle)(self.handle) }
+        self.cycle
     }
 
     /// Starts writing a VCD of every following `eval`/`tick` to `path`.
     pub fn start_trace(&mut self, path: &Path) -> Result<(), SimError> {
+        if self.vcd.is_some() {
+            return Err(SimError::Failed(format!("{} is traced already", self.info.name)));
+        }
         if let Some(d) = path.parent() {
             std::fs::create_dir_all(d).map_err(|e| SimError::Failed(format!("{}: {e}", d.display())))?;
         }
-        let c = CString::new(path.to_string_lossy().as_bytes()).unwrap();
-        let ok = unsafe { (self.info.vt.trace_open)(self.handle, c.as_ptr()) };
-        if ok == 0 {
-            return Err(SimError::Failed(format!("cannot open VCD {}", path.display())));
+        #[cfg(offload_sim_no_verilator)]
+        return Err(SimError::NoVerilator);
+        #[cfg(not(offload_sim_no_verilator))]
+        {
+            let mut vcd = Vcd::default();
+            unsafe { (self.info.vt.trace)(self.handle, vcd.0) };
+            vcd.open(path)
+                .map_err(|e| SimError::Failed(format!("cannot open VCD {}: {e}", path.display())))?;
+            self.vcd = Some(vcd);
+            self.trace = Some(path.to_path_buf());
+            Ok(())
         }
-        self.trace = Some(path.to_path_buf());
-        Ok(())
     }
 
     pub fn trace_path(&self) -> Option<&Path> {
@@ -339,10 +387,9 @@ impl ClockedModel for VerilatedModel {
 
 impl Drop for VerilatedModel {
     fn drop(&mut self) {
-        unsafe {
-            (self.info.vt.trace_flush)(self.handle);
-            (self.info.vt.delete)(self.handle)
-        }
+        // The VCD is closed while the model it reads is still alive.
+        self.vcd = None;
+        unsafe { (self.info.vt.delete)(self.handle) }
     }
 }
 

@@ -1,0 +1,4 @@
+pub mod api;
+pub mod vcd;
+
+pub use api::*;
