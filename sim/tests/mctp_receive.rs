@@ -8,7 +8,7 @@
 
 use offload_driver::mctp::rx_block::RxBlockError;
 use offload_driver::mctp::{transmit, Binding, ReassemblyConfig, RxRequest, TxConfig, TxRequest};
-use offload_driver::registers::TopOffload;
+use offload_driver::top_offload::TopOffload;
 use offload_driver::{Offload, OffloadError, SoftwareOffload};
 use offload_hdl::test_support::{random_rx_frames, rx_oversize, RxSetup};
 use offload_sim::VerilatedOffload;

@@ -7,7 +7,9 @@
 
 use offload_driver::mctp::{transmit, SmbusAddresses, TxConfig, TxRequest};
 use offload_driver::mpa::{FramingConfig, MpaError};
-use offload_driver::registers::{self as map, Access, OffloadRegs, TopOffload, TopStreams, MAP};
+use offload_driver::regmap::{self as map, Access, MAP};
+use offload_driver::registers::OffloadRegs;
+use offload_driver::top_offload::{TopOffload, TopStreams};
 use offload_driver::{Offload, OffloadError, SoftwareOffload};
 use offload_sim::{Traffic, VerilatedTop};
 use rand::{Rng, SeedableRng};

@@ -1,6 +1,6 @@
 //! `OffloadTop` under any [`ClockedModel`] as a transport for the host driver: [`TopBench`]
 //! drives the register bus cycle by cycle (`RegisterBus`) and the stream ports through the
-//! generic driver (`TopStreams`), so `offload_driver::registers::OffloadRegs` and `TopOffload`
+//! generic driver (`TopStreams`), so `offload_driver::registers::OffloadRegs` and `top_offload::TopOffload`
 //! run against rust-hdl's simulation of the top, its Verilated Verilog, or both in
 //! [`super::Lockstep`], exactly as they would against a board.
 
@@ -9,7 +9,8 @@ use super::model::{BenchError, ClockedModel, PortId};
 use crate::ports::Dir;
 use offload_driver::mctp::Message;
 use offload_driver::ok::{self, FrontPanel};
-use offload_driver::registers::{MpaRxFrames, RegisterBus, RegisterError, TopStreams};
+use offload_driver::registers::{RegisterBus, RegisterError};
+use offload_driver::top_offload::{MpaRxFrames, StreamOutput, TopStreams};
 
 /// A bus access that is not acknowledged within this many clocks is an error.
 const BUS_TIMEOUT: u64 = 16;
@@ -213,7 +214,7 @@ impl<M: ClockedModel> TopStreams for TopBench<M> {
         &mut self,
         ulpdus: &[Vec<u8>],
         messages: &[Vec<u8>],
-    ) -> Result<offload_driver::registers::StreamOutput, RegisterError> {
+    ) -> Result<StreamOutput, RegisterError> {
         let run = run_streams(
             &mut self.m,
             &[(&self.mpa_in, ulpdus), (&self.mctp_in, messages)],

@@ -11,7 +11,8 @@
 //! more words than the FPGA's input FIFO has free and reads exactly the beats waiting, both
 //! read from WireOuts, so plain (not block-throttled) pipes never overflow or underflow.
 
-use crate::registers::{RegisterBus, RegisterError, TopStreams};
+use crate::registers::{RegisterBus, RegisterError};
+use crate::top_offload::{StreamOutput, TopStreams};
 
 /// FrontPanel endpoint addresses of the board design.
 pub mod ep {
@@ -207,7 +208,7 @@ impl<F: FrontPanel> TopStreams for OkTransport<F> {
         &mut self,
         ulpdus: &[Vec<u8>],
         messages: &[Vec<u8>],
-    ) -> Result<crate::registers::StreamOutput, RegisterError> {
+    ) -> Result<StreamOutput, RegisterError> {
         let mut lanes = Vec::new();
         for (frames, pi, po, free, count, idle, ovf) in [
             (
