@@ -27,39 +27,14 @@ pub trait TopStreams {
     ) -> Result<StreamOutput, RegisterError>;
 
     /// Sends packets (one frame each) into `mctp_rx_s` and returns the messages `mctp_rx_m`
-    /// delivered, with their header fields. Transports without the RX path refuse.
-    fn stream_rx(
-        &mut self,
-        frames: &[Vec<u8>],
-    ) -> Result<Vec<crate::mctp::Message>, RegisterError> {
-        let _ = frames;
-        Err(RegisterError::Bus(
-            "this transport does not carry the MCTP RX path".into(),
-        ))
-    }
+    /// delivered, with their header fields.
+    fn stream_rx(&mut self, frames: &[Vec<u8>]) -> Result<Vec<crate::mctp::Message>, RegisterError>;
 
     /// Sends `segments` (TCP payload, one frame each; their boundaries mean nothing to the
     /// receiver) into `mpa_rx_s` and returns the frames `mpa_rx_m` produced with their verdicts
-    /// once the input is in and the output has gone quiet. Transports without the MPA RX path
-    /// refuse.
-    fn stream_mpa_rx(&mut self, segments: &[Vec<u8>]) -> Result<MpaRxFrames, RegisterError> {
-        let _ = segments;
-        Err(RegisterError::Bus(
-            "this transport does not carry the MPA RX path".into(),
-        ))
-    }
-
-    /// Whether [`TopStreams::stream_mpa_rx`] is carried: without it `TopOffload::mpa_deframe`
-    /// answers `Unsupported` (the board's FrontPanel bridge does not carry it yet).
-    fn carries_mpa_rx(&self) -> bool {
-        false
-    }
-
-    /// Whether [`TopStreams::stream_rx`] is carried: without it `TopOffload::mctp_receive`
-    /// answers `Unsupported` (the board's FrontPanel bridge does not carry it yet).
-    fn carries_mctp_rx(&self) -> bool {
-        false
-    }
+    /// once the input is in and the output has gone quiet (a frame left open, a stream cut
+    /// inside an FPDU, is not returned).
+    fn stream_mpa_rx(&mut self, segments: &[Vec<u8>]) -> Result<MpaRxFrames, RegisterError>;
 
     /// Clock cycles the hardware has run, when the transport knows (a simulation does).
     fn cycles(&self) -> Option<u64> {
@@ -180,12 +155,6 @@ impl<T: RegisterBus + TopStreams> crate::Offload for TopOffload<T> {
         // The software deframer's refusals of a configuration, before anything reaches the
         // hardware.
         crate::mpa::Deframer::new(*config, start_offset)?;
-        if !self.regs.bus_ref().carries_mpa_rx() {
-            return Err(crate::OffloadError::Unsupported {
-                backend: self.name,
-                operation: "MPA deframing (this transport does not carry the MPA RX path)",
-            });
-        }
         self.regs
             .configure_mpa_rx(config, start_offset)
             .map_err(|e| self.backend_err(e))?;
@@ -255,12 +224,6 @@ impl<T: RegisterBus + TopStreams> crate::Offload for TopOffload<T> {
         use crate::mctp::rx_block;
         let name = self.name;
         let config = rx_block::block_config(request).map_err(|e| crate::OffloadError::mctp_block(name, e))?;
-        if !self.regs.bus_ref().carries_mctp_rx() {
-            return Err(crate::OffloadError::Unsupported {
-                backend: name,
-                operation: "MCTP receive (this transport does not carry the MCTP RX path)",
-            });
-        }
         self.regs
             .configure_mctp_rx(&config)
             .map_err(|e| self.backend_err(e))?;

@@ -249,14 +249,6 @@ impl<M: ClockedModel> TopStreams for TopBench<M> {
             .collect())
     }
 
-    fn carries_mpa_rx(&self) -> bool {
-        true
-    }
-
-    fn carries_mctp_rx(&self) -> bool {
-        true
-    }
-
     fn stream_mpa_rx(&mut self, segments: &[Vec<u8>]) -> Result<MpaRxFrames, RegisterError> {
         // The verdict rides on each frame's last beat.
         let (input, output) = (self.mpa_rx_in.clone(), self.mpa_rx_out.clone());
@@ -309,6 +301,10 @@ impl<M: ClockedModel> BoardBench<M> {
             ok::ep::PI_MCTP => ("mctp_in_write", "mctp_in_data"),
             ok::ep::PO_MPA => ("mpa_out_read", "mpa_out_data"),
             ok::ep::PO_MCTP => ("mctp_out_read", "mctp_out_data"),
+            ok::ep::PI_MPA_RX => ("mpa_rx_in_write", "mpa_rx_in_data"),
+            ok::ep::PI_MCTP_RX => ("mctp_rx_in_write", "mctp_rx_in_data"),
+            ok::ep::PO_MPA_RX => ("mpa_rx_out_read", "mpa_rx_out_data"),
+            ok::ep::PO_MCTP_RX => ("mctp_rx_out_read", "mctp_rx_out_data"),
             _ => {
                 return Err(RegisterError::Bus(format!(
                     "no pipe at endpoint 0x{ep:02X}"
@@ -366,6 +362,10 @@ impl<M: ClockedModel> FrontPanel for BoardBench<M> {
             (ok::ep::WO_MCTP_IN_FREE, "wo_mctp_in_free"),
             (ok::ep::WO_MPA_OUT_COUNT, "wo_mpa_out_count"),
             (ok::ep::WO_MCTP_OUT_COUNT, "wo_mctp_out_count"),
+            (ok::ep::WO_MPA_RX_IN_FREE, "wo_mpa_rx_in_free"),
+            (ok::ep::WO_MCTP_RX_IN_FREE, "wo_mctp_rx_in_free"),
+            (ok::ep::WO_MPA_RX_OUT_COUNT, "wo_mpa_rx_out_count"),
+            (ok::ep::WO_MCTP_RX_OUT_COUNT, "wo_mctp_rx_out_count"),
         ] {
             let p = self.port(name)?;
             self.wire_outs[ep as usize - 0x20] = self.m.get(p) as u16;
