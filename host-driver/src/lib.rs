@@ -14,6 +14,9 @@ pub mod nvme;
 pub mod nvme_mi;
 pub mod offload;
 pub mod ok;
+pub mod regmap;
 pub mod registers;
+pub mod top_offload;
 
-pub use offload::{Deframed, Offload, OffloadError, SoftwareOffload};
+pub use mpa::Deframed;
+pub use offload::{Offload, OffloadError, SoftwareOffload};

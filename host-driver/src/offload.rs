@@ -3,7 +3,8 @@
 //! the `offload` CLI can run the same work through any backend and compare the bytes.
 
 use crate::crc::CrcKind;
-use crate::mpa::{FramingConfig, MpaError};
+use crate::mctp::rx_block::RxBlockError;
+use crate::mpa::{Deframed, FramingConfig, MpaError};
 
 /// Why an offload operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -18,20 +19,23 @@ pub enum OffloadError {
     /// The MCTP RX block met one of its limits, or disagreed with the software
     /// ([`crate::mctp::rx_block`]); `frame` indexes the frames passed in.
     #[error("backend `{backend}`: {error}")]
-    MctpBlock { backend: &'static str, error: crate::mctp::rx_block::RxBlockError },
+    MctpBlock { backend: &'static str, error: RxBlockError },
     /// The backend itself failed (model build missing, device error, protocol violation of
     /// the hardware against its own contract).
     #[error("backend `{backend}`: {message}")]
     Backend { backend: &'static str, message: String },
 }
 
-/// What [`Offload::mpa_deframe`] delivers: the ULPDUs of the FPDUs that checked good, in
-/// order, and how the stream ended — the first invalid FPDU (RFC 5044 §8 ends the connection
-/// there) or a stream that stops inside an FPDU, as [`crate::mpa::Deframer`] reports them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Deframed {
-    pub ulpdus: Vec<Vec<u8>>,
-    pub end: Result<(), MpaError>,
+impl OffloadError {
+    /// An MCTP RX block run's error as backend `backend` reports it: a refused request is the
+    /// software's error, the serial binding an unsupported operation, the rest the block's.
+    pub fn mctp_block(backend: &'static str, e: RxBlockError) -> Self {
+        match e {
+            RxBlockError::Request(e) => e.into(),
+            RxBlockError::Serial => OffloadError::Unsupported { backend, operation: "MCTP receive over the serial binding" },
+            error => OffloadError::MctpBlock { backend, error },
+        }
+    }
 }
 
 /// Work the hardware blocks do, as one interface.

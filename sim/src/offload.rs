@@ -156,12 +156,12 @@ impl Offload for VerilatedOffload {
             .filter(|m| m.block == "mctp_rx")
             .min_by_key(|m| (m.width_bytes != self.width_bytes, m.width_bytes != 8))
             .ok_or(OffloadError::Unsupported { backend: "sim", operation: "MCTP receive" })?;
-        let config = rx_block::block_config(request).map_err(|e| e.into_offload("sim"))?;
+        let config = rx_block::block_config(request).map_err(|e| OffloadError::mctp_block("sim", e))?;
         let m = self.models.entry(info.name).or_insert_with(|| VerilatedModel::new(info));
         let mut bench = crate::mctp::MctpRxBench::new(m, &config).map_err(backend_err)?;
         let traffic = Traffic::full_rate();
         rx_block::receive_through_block(request, frames, |f| bench.frame(f, &traffic).map_err(|e| e.to_string()))
-            .map_err(|e| e.into_offload("sim"))
+            .map_err(|e| OffloadError::mctp_block("sim", e))
     }
 
     fn crc(&mut self, kind: CrcKind, data: &[u8]) -> Result<u64, OffloadError> {

@@ -1,6 +1,7 @@
 //! `Offload::mctp_receive` through the MCTP RX block — the Verilated block (`VerilatedOffload`)
 //! and the block inside the Verilated `OffloadTop` (`TopOffload`, frames on `mctp_rx_s`,
-//! counters over the register bus) — against `SoftwareOffload`: random traffic with lost,
+//! counters over the register bus), and the same top in the board core behind the FrontPanel
+//! transport (`ok-sim`) — against `SoftwareOffload`: random traffic with lost,
 //! duplicated, reordered, corrupted and truncated packets, raw and SMBus, MIC on and off. The
 //! reports (messages, every problem with its frame and words, the stats) are equal; input that
 //! meets the block's limits is refused with the limit named. Fails (does not skip) without
@@ -8,7 +9,7 @@
 
 use offload_driver::mctp::rx_block::RxBlockError;
 use offload_driver::mctp::{transmit, Binding, ReassemblyConfig, RxRequest, TxConfig, TxRequest};
-use offload_driver::registers::TopOffload;
+use offload_driver::top_offload::TopOffload;
 use offload_driver::{Offload, OffloadError, SoftwareOffload};
 use offload_hdl::test_support::{random_rx_frames, rx_oversize, RxSetup};
 use offload_sim::VerilatedOffload;
@@ -17,7 +18,12 @@ use rand::SeedableRng;
 fn backends() -> Vec<Box<dyn Offload>> {
     let sim = VerilatedOffload::with_width(4).unwrap_or_else(|e| panic!("{e}"));
     let top = offload_sim::verilated_top("top_w8").unwrap_or_else(|e| panic!("{e}"));
-    vec![Box::new(sim), Box::new(TopOffload::open(top, "sim-top").unwrap())]
+    let board = offload_driver::ok::OkTransport::new(offload_sim::verilated_board().unwrap_or_else(|e| panic!("{e}"))).unwrap();
+    vec![
+        Box::new(sim),
+        Box::new(TopOffload::open(top, "sim-top").unwrap()),
+        Box::new(TopOffload::open(board, "ok-sim").unwrap()),
+    ]
 }
 
 #[test]

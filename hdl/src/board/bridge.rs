@@ -14,28 +14,38 @@
 //! | WireIn 0x03 | bit 0: hold the bridge and `OffloadTop` in reset |
 //! | TriggerIn 0x40 | bit 0: write the register; bit 1: read it |
 //! | WireOut 0x20, 0x21 | register read data, low and high half |
-//! | WireOut 0x22 | [7:0] completed register accesses (mod 256); 8/9: MPA/MCTP input overflowed (sticky); 10/11: MPA/MCTP input idle (FIFO empty, no frame in progress) |
+//! | WireOut 0x22 | [7:0] completed register accesses (mod 256); 8/9: MPA/MCTP input overflowed (sticky); 10/11: MPA/MCTP input idle (FIFO empty, no frame in progress); 12–15: the same for MPA RX / MCTP RX |
 //! | WireOut 0x23, 0x24 | free words in the MPA / MCTP input FIFO |
 //! | WireOut 0x25, 0x26 | beats waiting in the MPA / MCTP output FIFO |
+//! | WireOut 0x27, 0x28 | free words in the MPA RX / MCTP RX input FIFO |
+//! | WireOut 0x29, 0x2A | beats waiting in the MPA RX / MCTP RX output FIFO |
 //! | PipeIn 0x80, 0x81 | MPA ULPDUs / MCTP messages |
+//! | PipeIn 0x82, 0x83 | TCP payload segments (MPA RX) / MCTP packets (MCTP RX) |
 //! | PipeOut 0xA0, 0xA1 | FPDUs / MCTP packets |
+//! | PipeOut 0xA2, 0xA3 | ULPDUs with `m_len` and the verdict / messages with EIDs, tag, TO |
 //!
 //! # Stream encoding (16-bit pipe words, little-endian octets)
 //! In: per frame, `len[15:0]`, `len[16]`, then the octets zero-padded to a multiple of 4 (at
 //! least one 4-octet beat, so a 0-octet frame is one empty beat). The host writes no more
-//! words than the FIFO has free (WireOut 0x23/0x24); extra words are dropped and flagged.
-//! Out: per beat, three words: data `[15:0]`, data `[31:16]`, flags `{valid, 10'b0, last,
-//! keep[3:0]}`. A read while the FIFO is empty returns an all-zero (not valid) triple; the
-//! host reads `3 ×` the count in WireOut 0x25/0x26.
+//! words than the FIFO has free (WireOut 0x23/0x24/0x27/0x28); extra words are dropped and
+//! flagged. The MPA RX input is widened to the receiver's 8 octets per beat ([`Widen`]).
+//! Out: per beat, data `[15:0]`, data `[31:16]`, on the receive pipes the side channel
+//! `side[15:0]`, then flags `{valid, 5'b0, side[20:16], last, keep[3:0]}` (3 words a beat on the
+//! transmit pipes, 4 on the receive pipes). The side channel: MPA RX `{bad, m_len[15:0]}`
+//! (`bad` is `mpa_rx_m_tuser`, meaningful on the last beat; the 8-octet beats are split by
+//! [`Narrow`]), MCTP RX `{TO, tag[2:0], dst_eid, src_eid}`. A read while the FIFO is empty
+//! returns an all-zero (not valid) beat; the host reads 3 or 4 × the count in WireOut
+//! 0x25/0x26/0x29/0x2A.
 //! Pipe-out timing: `ep_datain` is registered on `ep_read` (valid the clock after it), as the
 //! USB 2.0 `okPipeOut` expects.
 //!
 //! Written once, in `#[hdl_gen]`: the register bridge here, each input channel an
 //! [`InChannel`] (a [`WordFifo`] of pipe words and the unpacker) and each output channel an
-//! [`OutChannel`] (a [`WordFifo`] of beats and the word-triple reader), so `BoardCore`
+//! [`OutChannel`] (a [`WordFifo`] of beats and the beat-word reader), so `BoardCore`
 //! simulates in rust-hdl as well as in Verilator.
 
 use super::fifo::WordFifo;
+use super::width::{Narrow, Widen};
 use crate::axis::{AxisSink, AxisSource};
 use crate::top::reg_bus::RegMaster;
 use crate::top::OffloadTop;
@@ -48,11 +58,22 @@ pub use offload_driver::ok::{ep, IN_FIFO_WORDS, OUT_FIFO_BEATS};
 /// The layouts the logic below writes as literals, checked against the host's definitions at
 /// elaboration.
 fn check_layouts() {
-    use offload_driver::ok::{BEAT_OCTETS, FLAG_LAST, FLAG_VALID};
-    assert_eq!((FLAG_VALID, FLAG_LAST, BEAT_OCTETS), (1 << 15, 1 << 4, 4), "output flags layout changed");
+    use offload_driver::ok::{side, BEAT_OCTETS, FLAG_LAST, FLAG_SIDE_SHIFT, FLAG_VALID, RX_BEAT_WORDS, TX_BEAT_WORDS};
+    assert_eq!((FLAG_VALID, FLAG_LAST, FLAG_SIDE_SHIFT, BEAT_OCTETS), (1 << 15, 1 << 4, 5, 4), "output flags layout changed");
+    assert_eq!((TX_BEAT_WORDS, RX_BEAT_WORDS, side::BITS), (3, 4, 21), "output beat layout changed");
+    assert_eq!(
+        (side::MPA_LEN_MASK, side::MPA_BAD, side::MCTP_DST_SHIFT, side::MCTP_TAG_SHIFT, side::MCTP_TO),
+        (0xFFFF, 1 << 16, 8, 16, 1 << 19),
+        "side channel layout changed"
+    );
     assert_eq!(
         (ep::STATUS_MPA_OVERFLOW, ep::STATUS_MCTP_OVERFLOW, ep::STATUS_MPA_IDLE, ep::STATUS_MCTP_IDLE),
         (1 << 8, 1 << 9, 1 << 10, 1 << 11),
+        "status layout changed"
+    );
+    assert_eq!(
+        (ep::STATUS_MPA_RX_OVERFLOW, ep::STATUS_MCTP_RX_OVERFLOW, ep::STATUS_MPA_RX_IDLE, ep::STATUS_MCTP_RX_IDLE),
+        (1 << 12, 1 << 13, 1 << 14, 1 << 15),
         "status layout changed"
     );
     assert_eq!((ep::TI_WRITE_BIT, ep::TI_READ_BIT), (0, 1), "trigger bits changed");
@@ -215,31 +236,39 @@ impl<const LEN: usize> Logic for InChannel<LEN> {
     }
 }
 
-/// One output channel: beats `{last, keep, data}` into a FIFO, read by the host as word
-/// triples `data[15:0]`, `data[31:16]`, `{valid, 10'b0, last, keep}` (all zero when empty).
+/// One output channel: beats `{side, last, keep, data}` into a FIFO, read by the host as
+/// `WORDS` words a beat: `data[15:0]`, `data[31:16]`, with 4 words `side[15:0]`, then the flags
+/// `{valid, 5'b0, side[20:16], last, keep}` (all zero when empty). The transmit channels have no
+/// side channel (`side` 0, 3 words a beat), the receive channels carry their frame's fields.
 #[derive(LogicBlock)]
-pub struct OutChannel {
+pub struct OutChannel<const WORDS: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub m: AxisSink<32, 4>,
+    /// The frame's side channel, taken with every beat.
+    pub side: Signal<In, Bits<21>>,
     pub out_read: Signal<In, Bit>,
     /// Registered on `out_read` (valid the clock after it), as the USB 2.0 `okPipeOut` expects.
     pub out_data: Signal<Out, Bits<16>>,
     /// Beats waiting.
     pub count: Signal<Out, Bits<16>>,
-    fifo: WordFifo<Bits<37>, 9, 10>,
+    fifo: WordFifo<Bits<58>, 9, 10>,
     word: DFF<Bits<2>>,
     cur: DFF<Bit>,
     data: DFF<Bits<16>>,
     almost_full: Constant<Bits<10>>,
+    /// The flags word's index, `WORDS - 1`.
+    flags_word: Constant<Bits<2>>,
 }
 
-impl Default for OutChannel {
+impl<const WORDS: usize> Default for OutChannel<WORDS> {
     fn default() -> Self {
+        assert!(WORDS == 3 || WORDS == 4, "OutChannel<WORDS>: 3 or 4 words a beat");
         OutChannel {
             clock: Default::default(),
             reset: Default::default(),
             m: Default::default(),
+            side: Default::default(),
             out_read: Default::default(),
             out_data: Default::default(),
             count: Default::default(),
@@ -248,11 +277,12 @@ impl Default for OutChannel {
             cur: Default::default(),
             data: Default::default(),
             almost_full: Constant::new(((OUT_FIFO_BEATS - 1) as u64).into()),
+            flags_word: Constant::new(((WORDS - 1) as u64).into()),
         }
     }
 }
 
-impl Logic for OutChannel {
+impl<const WORDS: usize> Logic for OutChannel<WORDS> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, word, cur, data);
@@ -262,10 +292,11 @@ impl Logic for OutChannel {
         // then never reached, and is kept in the expression for clarity of intent).
         self.m.tready.next = !self.reset.val() & (self.fifo.count.val() < self.almost_full.val()) & !self.fifo.full.val();
         self.fifo.write.next = self.m.tvalid.val() & self.m.tready.val();
-        self.fifo.data_in.next = (bit_cast::<37, 1>(self.m.tlast.val().into()) << 36)
-            | (bit_cast::<37, 4>(self.m.tkeep.val()) << 32)
-            | bit_cast::<37, 32>(self.m.tdata.val());
-        self.fifo.read.next = self.out_read.val() & (self.word.q.val() == 2) & self.cur.q.val();
+        self.fifo.data_in.next = (bit_cast::<58, 21>(self.side.val()) << 37)
+            | (bit_cast::<58, 1>(self.m.tlast.val().into()) << 36)
+            | (bit_cast::<58, 4>(self.m.tkeep.val()) << 32)
+            | bit_cast::<58, 32>(self.m.tdata.val());
+        self.fifo.read.next = self.out_read.val() & (self.word.q.val() == self.flags_word.val()) & self.cur.q.val();
         if self.out_read.val() {
             if self.word.q.val() == 0 {
                 self.cur.d.next = !self.fifo.empty.val();
@@ -280,12 +311,20 @@ impl Logic for OutChannel {
                     self.data.d.next = self.fifo.data_out.val().get_bits::<16>(16);
                 }
                 self.word.d.next = 2.into();
+            } else if self.word.q.val() == self.flags_word.val() {
+                self.data.d.next = 0.into();
+                if self.cur.q.val() {
+                    self.data.d.next = bit_cast::<16, 5>(self.fifo.data_out.val().get_bits::<5>(32))
+                        | (bit_cast::<16, 5>(self.fifo.data_out.val().get_bits::<5>(53)) << 5)
+                        | 32768;
+                }
+                self.word.d.next = 0.into();
             } else {
                 self.data.d.next = 0.into();
                 if self.cur.q.val() {
-                    self.data.d.next = bit_cast::<16, 5>(self.fifo.data_out.val().get_bits::<5>(32)) | 32768;
+                    self.data.d.next = self.fifo.data_out.val().get_bits::<16>(37);
                 }
-                self.word.d.next = 0.into();
+                self.word.d.next = self.word.q.val() + 1;
             }
         }
         if self.reset.val() {
@@ -321,6 +360,12 @@ pub struct OkBridge {
     pub mctp_in_data: Signal<In, Bits<16>>,
     pub mpa_out_read: Signal<In, Bit>,
     pub mctp_out_read: Signal<In, Bit>,
+    pub mpa_rx_in_write: Signal<In, Bit>,
+    pub mpa_rx_in_data: Signal<In, Bits<16>>,
+    pub mctp_rx_in_write: Signal<In, Bit>,
+    pub mctp_rx_in_data: Signal<In, Bits<16>>,
+    pub mpa_rx_out_read: Signal<In, Bit>,
+    pub mctp_rx_out_read: Signal<In, Bit>,
     pub wo_data_lo: Signal<Out, Bits<16>>,
     pub wo_data_hi: Signal<Out, Bits<16>>,
     pub wo_status: Signal<Out, Bits<16>>,
@@ -328,8 +373,14 @@ pub struct OkBridge {
     pub wo_mctp_in_free: Signal<Out, Bits<16>>,
     pub wo_mpa_out_count: Signal<Out, Bits<16>>,
     pub wo_mctp_out_count: Signal<Out, Bits<16>>,
+    pub wo_mpa_rx_in_free: Signal<Out, Bits<16>>,
+    pub wo_mctp_rx_in_free: Signal<Out, Bits<16>>,
+    pub wo_mpa_rx_out_count: Signal<Out, Bits<16>>,
+    pub wo_mctp_rx_out_count: Signal<Out, Bits<16>>,
     pub mpa_out_data: Signal<Out, Bits<16>>,
     pub mctp_out_data: Signal<Out, Bits<16>>,
+    pub mpa_rx_out_data: Signal<Out, Bits<16>>,
+    pub mctp_rx_out_data: Signal<Out, Bits<16>>,
     pub leds: Signal<Out, Bits<8>>,
     // OffloadTop side.
     pub top_reset: Signal<Out, Bit>,
@@ -340,10 +391,31 @@ pub struct OkBridge {
     pub mctp_s: AxisSource<32, 4>,
     pub mctp_s_len: Signal<Out, Bits<17>>,
     pub mctp_m: AxisSink<32, 4>,
+    pub mpa_rx_s: AxisSource<64, 8>,
+    pub mpa_rx_m: AxisSink<64, 8>,
+    pub mpa_rx_m_tuser: Signal<In, Bit>,
+    pub mpa_rx_m_len: Signal<In, Bits<16>>,
+    pub mctp_rx_s: AxisSource<32, 4>,
+    pub mctp_rx_m: AxisSink<32, 4>,
+    pub mctp_rx_m_src_eid: Signal<In, Bits<8>>,
+    pub mctp_rx_m_dst_eid: Signal<In, Bits<8>>,
+    pub mctp_rx_m_tag: Signal<In, Bits<3>>,
+    pub mctp_rx_m_to: Signal<In, Bit>,
     mpa_in: InChannel<16>,
     mctp_in: InChannel<17>,
-    mpa_out: OutChannel,
-    mctp_out: OutChannel,
+    mpa_out: OutChannel<3>,
+    mctp_out: OutChannel<3>,
+    /// TCP payload segments (their lengths only delimit the pipe's frames), widened to the
+    /// MPA receiver's 8 octets per beat.
+    mpa_rx_in: InChannel<17>,
+    mpa_rx_widen: Widen,
+    /// MCTP packets, one frame each.
+    mctp_rx_in: InChannel<17>,
+    /// ULPDUs narrowed back to 4 octets, with `{bad, m_len}` beside every beat.
+    mpa_rx_narrow: Narrow,
+    mpa_rx_out: OutChannel<4>,
+    /// Messages with `{TO, tag, dst, src}` beside every beat.
+    mctp_rx_out: OutChannel<4>,
     state: DFF<Bridge>,
     count: DFF<Bits<8>>,
     rdata: DFF<Bits<32>>,
@@ -357,6 +429,8 @@ pub struct OkBridge {
     /// Endpoint bits the bridge does not use, and the always-0 wait inputs (named so that lint
     /// knows).
     unused_inputs: Signal<Local, Bits<16>>,
+    /// The receive inputs' frame lengths, which only delimit frames in the pipe.
+    unused_rx_len: Signal<Local, Bits<17>>,
 }
 
 impl Default for OkBridge {
@@ -375,6 +449,12 @@ impl Default for OkBridge {
             mctp_in_data: Default::default(),
             mpa_out_read: Default::default(),
             mctp_out_read: Default::default(),
+            mpa_rx_in_write: Default::default(),
+            mpa_rx_in_data: Default::default(),
+            mctp_rx_in_write: Default::default(),
+            mctp_rx_in_data: Default::default(),
+            mpa_rx_out_read: Default::default(),
+            mctp_rx_out_read: Default::default(),
             wo_data_lo: Default::default(),
             wo_data_hi: Default::default(),
             wo_status: Default::default(),
@@ -382,8 +462,14 @@ impl Default for OkBridge {
             wo_mctp_in_free: Default::default(),
             wo_mpa_out_count: Default::default(),
             wo_mctp_out_count: Default::default(),
+            wo_mpa_rx_in_free: Default::default(),
+            wo_mctp_rx_in_free: Default::default(),
+            wo_mpa_rx_out_count: Default::default(),
+            wo_mctp_rx_out_count: Default::default(),
             mpa_out_data: Default::default(),
             mctp_out_data: Default::default(),
+            mpa_rx_out_data: Default::default(),
+            mctp_rx_out_data: Default::default(),
             leds: Default::default(),
             top_reset: Default::default(),
             reg_bus: Default::default(),
@@ -393,10 +479,26 @@ impl Default for OkBridge {
             mctp_s: Default::default(),
             mctp_s_len: Default::default(),
             mctp_m: Default::default(),
+            mpa_rx_s: Default::default(),
+            mpa_rx_m: Default::default(),
+            mpa_rx_m_tuser: Default::default(),
+            mpa_rx_m_len: Default::default(),
+            mctp_rx_s: Default::default(),
+            mctp_rx_m: Default::default(),
+            mctp_rx_m_src_eid: Default::default(),
+            mctp_rx_m_dst_eid: Default::default(),
+            mctp_rx_m_tag: Default::default(),
+            mctp_rx_m_to: Default::default(),
             mpa_in: Default::default(),
             mctp_in: Default::default(),
             mpa_out: Default::default(),
             mctp_out: Default::default(),
+            mpa_rx_in: Default::default(),
+            mpa_rx_widen: Default::default(),
+            mctp_rx_in: Default::default(),
+            mpa_rx_narrow: Default::default(),
+            mpa_rx_out: Default::default(),
+            mctp_rx_out: Default::default(),
             state: Default::default(),
             count: Default::default(),
             rdata: Default::default(),
@@ -408,6 +510,7 @@ impl Default for OkBridge {
             rd_addr: Default::default(),
             rst: Default::default(),
             unused_inputs: Default::default(),
+            unused_rx_len: Default::default(),
         }
     }
 }
@@ -416,7 +519,7 @@ impl Logic for OkBridge {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, state, count, rdata, heartbeat, wr_en, rd_en, wr_addr, wr_data, rd_addr);
-        clock!(self, clock, mpa_in, mctp_in, mpa_out, mctp_out);
+        clock!(self, clock, mpa_in, mctp_in, mpa_out, mctp_out, mpa_rx_in, mpa_rx_widen, mctp_rx_in, mpa_rx_narrow, mpa_rx_out, mctp_rx_out);
         self.rst.next = self.wi_control.val().get_bit(0);
         self.unused_inputs.next = (self.wi_control.val() & 65534)
             | (self.wi_addr.val() & 65280)
@@ -493,6 +596,38 @@ impl Logic for OkBridge {
         self.mctp_out.out_read.next = self.mctp_out_read.val();
         AxisSink::<32, 4>::link(&mut self.mctp_m, &mut self.mctp_out.m);
         self.mctp_out_data.next = self.mctp_out.out_data.val();
+        self.mpa_out.side.next = 0.into();
+        self.mctp_out.side.next = 0.into();
+
+        // The receive paths.
+        self.mpa_rx_in.reset.next = self.rst.val();
+        self.mpa_rx_in.in_write.next = self.mpa_rx_in_write.val();
+        self.mpa_rx_in.in_data.next = self.mpa_rx_in_data.val();
+        self.mpa_rx_widen.reset.next = self.rst.val();
+        AxisSource::<32, 4>::join(&mut self.mpa_rx_in.s, &mut self.mpa_rx_widen.s);
+        AxisSource::<64, 8>::link(&mut self.mpa_rx_s, &mut self.mpa_rx_widen.m);
+        self.mpa_rx_narrow.reset.next = self.rst.val();
+        AxisSink::<64, 8>::link(&mut self.mpa_rx_m, &mut self.mpa_rx_narrow.s);
+        self.mpa_rx_narrow.s_side.next =
+            (bit_cast::<21, 1>(self.mpa_rx_m_tuser.val().into()) << 16) | bit_cast::<21, 16>(self.mpa_rx_m_len.val());
+        self.mpa_rx_out.reset.next = self.rst.val();
+        AxisSource::<32, 4>::join(&mut self.mpa_rx_narrow.m, &mut self.mpa_rx_out.m);
+        self.mpa_rx_out.side.next = self.mpa_rx_narrow.m_side.val();
+        self.mpa_rx_out.out_read.next = self.mpa_rx_out_read.val();
+        self.mpa_rx_out_data.next = self.mpa_rx_out.out_data.val();
+        self.mctp_rx_in.reset.next = self.rst.val();
+        self.mctp_rx_in.in_write.next = self.mctp_rx_in_write.val();
+        self.mctp_rx_in.in_data.next = self.mctp_rx_in_data.val();
+        AxisSource::<32, 4>::link(&mut self.mctp_rx_s, &mut self.mctp_rx_in.s);
+        self.mctp_rx_out.reset.next = self.rst.val();
+        AxisSink::<32, 4>::link(&mut self.mctp_rx_m, &mut self.mctp_rx_out.m);
+        self.mctp_rx_out.side.next = (bit_cast::<21, 1>(self.mctp_rx_m_to.val().into()) << 19)
+            | (bit_cast::<21, 3>(self.mctp_rx_m_tag.val()) << 16)
+            | (bit_cast::<21, 8>(self.mctp_rx_m_dst_eid.val()) << 8)
+            | bit_cast::<21, 8>(self.mctp_rx_m_src_eid.val());
+        self.mctp_rx_out.out_read.next = self.mctp_rx_out_read.val();
+        self.mctp_rx_out_data.next = self.mctp_rx_out.out_data.val();
+        self.unused_rx_len.next = self.mpa_rx_in.s_len.val() | self.mctp_rx_in.s_len.val();
 
         // Wire-outs and LEDs.
         self.wo_data_lo.next = self.rdata.q.val().get_bits::<16>(0);
@@ -510,10 +645,26 @@ impl Logic for OkBridge {
         if self.mctp_in.idle.val() {
             self.wo_status.next = self.wo_status.val() | 2048;
         }
+        if self.mpa_rx_in.overflow.val() {
+            self.wo_status.next = self.wo_status.val() | 4096;
+        }
+        if self.mctp_rx_in.overflow.val() {
+            self.wo_status.next = self.wo_status.val() | 8192;
+        }
+        if self.mpa_rx_in.idle.val() & self.mpa_rx_widen.idle.val() {
+            self.wo_status.next = self.wo_status.val() | 16384;
+        }
+        if self.mctp_rx_in.idle.val() {
+            self.wo_status.next = self.wo_status.val() | 32768;
+        }
         self.wo_mpa_in_free.next = self.mpa_in.free.val();
         self.wo_mctp_in_free.next = self.mctp_in.free.val();
         self.wo_mpa_out_count.next = self.mpa_out.count.val();
         self.wo_mctp_out_count.next = self.mctp_out.count.val();
+        self.wo_mpa_rx_in_free.next = self.mpa_rx_in.free.val();
+        self.wo_mctp_rx_in_free.next = self.mctp_rx_in.free.val();
+        self.wo_mpa_rx_out_count.next = self.mpa_rx_out.count.val();
+        self.wo_mctp_rx_out_count.next = self.mctp_rx_out.count.val();
         // Active low: a heartbeat and the input/output activity.
         self.leds.next = 255.into();
         if self.heartbeat.q.val().get_bit(25) {
@@ -531,11 +682,21 @@ impl Logic for OkBridge {
         if self.mpa_s.tvalid.val() {
             self.leds.next = self.leds.val() & 254;
         }
+        if self.mpa_rx_s.tvalid.val() {
+            self.leds.next = self.leds.val() & 239;
+        }
+        if self.mctp_rx_s.tvalid.val() {
+            self.leds.next = self.leds.val() & 223;
+        }
+        if self.mpa_rx_m.tvalid.val() | self.mctp_rx_m.tvalid.val() {
+            self.leds.next = self.leds.val() & 191;
+        }
     }
 }
 
-/// `OkBridge` with an `OffloadTop` (MPA TX and MCTP TX at 4 octets per beat) behind it: the
-/// board design minus the Opal Kelly cells. Its ports are the FrontPanel endpoint signals.
+/// `OkBridge` with an `OffloadTop` (MPA TX and the MCTP blocks at 4 octets per beat, MPA RX
+/// at 8) behind it: the board design minus the Opal Kelly cells. Its ports are the FrontPanel
+/// endpoint signals.
 #[derive(LogicBlock, Default)]
 pub struct BoardCore {
     pub clock: Signal<In, Clock>,
@@ -550,6 +711,12 @@ pub struct BoardCore {
     pub mctp_in_data: Signal<In, Bits<16>>,
     pub mpa_out_read: Signal<In, Bit>,
     pub mctp_out_read: Signal<In, Bit>,
+    pub mpa_rx_in_write: Signal<In, Bit>,
+    pub mpa_rx_in_data: Signal<In, Bits<16>>,
+    pub mctp_rx_in_write: Signal<In, Bit>,
+    pub mctp_rx_in_data: Signal<In, Bits<16>>,
+    pub mpa_rx_out_read: Signal<In, Bit>,
+    pub mctp_rx_out_read: Signal<In, Bit>,
     pub wo_data_lo: Signal<Out, Bits<16>>,
     pub wo_data_hi: Signal<Out, Bits<16>>,
     pub wo_status: Signal<Out, Bits<16>>,
@@ -557,22 +724,15 @@ pub struct BoardCore {
     pub wo_mctp_in_free: Signal<Out, Bits<16>>,
     pub wo_mpa_out_count: Signal<Out, Bits<16>>,
     pub wo_mctp_out_count: Signal<Out, Bits<16>>,
+    pub wo_mpa_rx_in_free: Signal<Out, Bits<16>>,
+    pub wo_mctp_rx_in_free: Signal<Out, Bits<16>>,
+    pub wo_mpa_rx_out_count: Signal<Out, Bits<16>>,
+    pub wo_mctp_rx_out_count: Signal<Out, Bits<16>>,
     pub mpa_out_data: Signal<Out, Bits<16>>,
     pub mctp_out_data: Signal<Out, Bits<16>>,
+    pub mpa_rx_out_data: Signal<Out, Bits<16>>,
+    pub mctp_rx_out_data: Signal<Out, Bits<16>>,
     pub leds: Signal<Out, Bits<8>>,
-    /// The MCTP RX path of `OffloadTop`, passed through: not bridged to FrontPanel yet.
-    pub mctp_rx_s: AxisSink<32, 4>,
-    pub mctp_rx_m: AxisSource<32, 4>,
-    pub mctp_rx_m_src_eid: Signal<Out, Bits<8>>,
-    pub mctp_rx_m_dst_eid: Signal<Out, Bits<8>>,
-    pub mctp_rx_m_tag: Signal<Out, Bits<3>>,
-    pub mctp_rx_m_to: Signal<Out, Bit>,
-    /// The MPA RX path of `OffloadTop` (8 octets per beat), passed through: not bridged to
-    /// FrontPanel yet.
-    pub mpa_rx_s: AxisSink<64, 8>,
-    pub mpa_rx_m: AxisSource<64, 8>,
-    pub mpa_rx_m_tuser: Signal<Out, Bit>,
-    pub mpa_rx_m_len: Signal<Out, Bits<16>>,
     pub bridge: OkBridge,
     pub top: OffloadTop<32, 4, 64, 96, 32, 4, 11, 64, 8, 128>,
 }
@@ -594,6 +754,12 @@ impl Logic for BoardCore {
         self.bridge.mctp_in_data.next = self.mctp_in_data.val();
         self.bridge.mpa_out_read.next = self.mpa_out_read.val();
         self.bridge.mctp_out_read.next = self.mctp_out_read.val();
+        self.bridge.mpa_rx_in_write.next = self.mpa_rx_in_write.val();
+        self.bridge.mpa_rx_in_data.next = self.mpa_rx_in_data.val();
+        self.bridge.mctp_rx_in_write.next = self.mctp_rx_in_write.val();
+        self.bridge.mctp_rx_in_data.next = self.mctp_rx_in_data.val();
+        self.bridge.mpa_rx_out_read.next = self.mpa_rx_out_read.val();
+        self.bridge.mctp_rx_out_read.next = self.mctp_rx_out_read.val();
         self.wo_data_lo.next = self.bridge.wo_data_lo.val();
         self.wo_data_hi.next = self.bridge.wo_data_hi.val();
         self.wo_status.next = self.bridge.wo_status.val();
@@ -601,19 +767,15 @@ impl Logic for BoardCore {
         self.wo_mctp_in_free.next = self.bridge.wo_mctp_in_free.val();
         self.wo_mpa_out_count.next = self.bridge.wo_mpa_out_count.val();
         self.wo_mctp_out_count.next = self.bridge.wo_mctp_out_count.val();
+        self.wo_mpa_rx_in_free.next = self.bridge.wo_mpa_rx_in_free.val();
+        self.wo_mctp_rx_in_free.next = self.bridge.wo_mctp_rx_in_free.val();
+        self.wo_mpa_rx_out_count.next = self.bridge.wo_mpa_rx_out_count.val();
+        self.wo_mctp_rx_out_count.next = self.bridge.wo_mctp_rx_out_count.val();
         self.mpa_out_data.next = self.bridge.mpa_out_data.val();
         self.mctp_out_data.next = self.bridge.mctp_out_data.val();
+        self.mpa_rx_out_data.next = self.bridge.mpa_rx_out_data.val();
+        self.mctp_rx_out_data.next = self.bridge.mctp_rx_out_data.val();
         self.leds.next = self.bridge.leds.val();
-        AxisSink::<32, 4>::link(&mut self.mctp_rx_s, &mut self.top.mctp_rx_s);
-        AxisSource::<32, 4>::link(&mut self.mctp_rx_m, &mut self.top.mctp_rx_m);
-        self.mctp_rx_m_src_eid.next = self.top.mctp_rx_m_src_eid.val();
-        self.mctp_rx_m_dst_eid.next = self.top.mctp_rx_m_dst_eid.val();
-        self.mctp_rx_m_tag.next = self.top.mctp_rx_m_tag.val();
-        self.mctp_rx_m_to.next = self.top.mctp_rx_m_to.val();
-        AxisSink::<64, 8>::link(&mut self.mpa_rx_s, &mut self.top.mpa_rx_s);
-        AxisSource::<64, 8>::link(&mut self.mpa_rx_m, &mut self.top.mpa_rx_m);
-        self.mpa_rx_m_tuser.next = self.top.mpa_rx_m_tuser.val();
-        self.mpa_rx_m_len.next = self.top.mpa_rx_m_len.val();
         // OffloadTop side.
         self.top.reset.next = self.bridge.top_reset.val();
         RegMaster::join(&mut self.bridge.reg_bus, &mut self.top.reg_bus);
@@ -623,6 +785,16 @@ impl Logic for BoardCore {
         AxisSource::<32, 4>::join(&mut self.bridge.mctp_s, &mut self.top.mctp_s);
         self.top.mctp_s_len.next = self.bridge.mctp_s_len.val();
         AxisSource::<32, 4>::join(&mut self.top.mctp_m, &mut self.bridge.mctp_m);
+        AxisSource::<64, 8>::join(&mut self.bridge.mpa_rx_s, &mut self.top.mpa_rx_s);
+        AxisSource::<64, 8>::join(&mut self.top.mpa_rx_m, &mut self.bridge.mpa_rx_m);
+        self.bridge.mpa_rx_m_tuser.next = self.top.mpa_rx_m_tuser.val();
+        self.bridge.mpa_rx_m_len.next = self.top.mpa_rx_m_len.val();
+        AxisSource::<32, 4>::join(&mut self.bridge.mctp_rx_s, &mut self.top.mctp_rx_s);
+        AxisSource::<32, 4>::join(&mut self.top.mctp_rx_m, &mut self.bridge.mctp_rx_m);
+        self.bridge.mctp_rx_m_src_eid.next = self.top.mctp_rx_m_src_eid.val();
+        self.bridge.mctp_rx_m_dst_eid.next = self.top.mctp_rx_m_dst_eid.val();
+        self.bridge.mctp_rx_m_tag.next = self.top.mctp_rx_m_tag.val();
+        self.bridge.mctp_rx_m_to.next = self.top.mctp_rx_m_to.val();
     }
 }
 
@@ -634,14 +806,11 @@ pub fn board_hdl_model() -> Result<crate::testbench::HdlModel<BoardCore>, crate:
         BoardCore,
         [
             wi_addr, wi_data_lo, wi_data_hi, wi_control, ti_bus, mpa_in_write, mpa_in_data, mctp_in_write,
-            mctp_in_data, mpa_out_read, mctp_out_read, wo_data_lo, wo_data_hi, wo_status, wo_mpa_in_free,
-            wo_mctp_in_free, wo_mpa_out_count, wo_mctp_out_count, mpa_out_data, mctp_out_data, leds,
-            mctp_rx_s.tdata, mctp_rx_s.tkeep, mctp_rx_s.tvalid, mctp_rx_s.tlast, mctp_rx_s.tready,
-            mctp_rx_m.tdata, mctp_rx_m.tkeep, mctp_rx_m.tvalid, mctp_rx_m.tlast, mctp_rx_m.tready,
-            mctp_rx_m_src_eid, mctp_rx_m_dst_eid, mctp_rx_m_tag, mctp_rx_m_to,
-            mpa_rx_s.tdata, mpa_rx_s.tkeep, mpa_rx_s.tvalid, mpa_rx_s.tlast, mpa_rx_s.tready,
-            mpa_rx_m.tdata, mpa_rx_m.tkeep, mpa_rx_m.tvalid, mpa_rx_m.tlast, mpa_rx_m.tready,
-            mpa_rx_m_tuser, mpa_rx_m_len
+            mctp_in_data, mpa_out_read, mctp_out_read, mpa_rx_in_write, mpa_rx_in_data, mctp_rx_in_write,
+            mctp_rx_in_data, mpa_rx_out_read, mctp_rx_out_read, wo_data_lo, wo_data_hi, wo_status,
+            wo_mpa_in_free, wo_mctp_in_free, wo_mpa_out_count, wo_mctp_out_count, wo_mpa_rx_in_free,
+            wo_mctp_rx_in_free, wo_mpa_rx_out_count, wo_mctp_rx_out_count, mpa_out_data, mctp_out_data,
+            mpa_rx_out_data, mctp_rx_out_data, leds
         ]
     )
 }

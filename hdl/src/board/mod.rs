@@ -10,5 +10,6 @@
 
 pub mod bridge;
 pub mod fifo;
+pub mod width;
 #[cfg(feature = "board")]
 pub mod xem7010;

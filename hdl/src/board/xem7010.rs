@@ -31,10 +31,18 @@ pub struct Xem7010Offload {
     pub wo_mctp_in_free: WireOut,
     pub wo_mpa_out_count: WireOut,
     pub wo_mctp_out_count: WireOut,
+    pub wo_mpa_rx_in_free: WireOut,
+    pub wo_mctp_rx_in_free: WireOut,
+    pub wo_mpa_rx_out_count: WireOut,
+    pub wo_mctp_rx_out_count: WireOut,
     pub pi_mpa: PipeIn,
     pub pi_mctp: PipeIn,
+    pub pi_mpa_rx: PipeIn,
+    pub pi_mctp_rx: PipeIn,
     pub po_mpa: PipeOut,
     pub po_mctp: PipeOut,
+    pub po_mpa_rx: PipeOut,
+    pub po_mctp_rx: PipeOut,
     pub core: BoardCore,
 }
 
@@ -56,10 +64,18 @@ impl Default for Xem7010Offload {
             wo_mctp_in_free: WireOut::new(ep::WO_MCTP_IN_FREE),
             wo_mpa_out_count: WireOut::new(ep::WO_MPA_OUT_COUNT),
             wo_mctp_out_count: WireOut::new(ep::WO_MCTP_OUT_COUNT),
+            wo_mpa_rx_in_free: WireOut::new(ep::WO_MPA_RX_IN_FREE),
+            wo_mctp_rx_in_free: WireOut::new(ep::WO_MCTP_RX_IN_FREE),
+            wo_mpa_rx_out_count: WireOut::new(ep::WO_MPA_RX_OUT_COUNT),
+            wo_mctp_rx_out_count: WireOut::new(ep::WO_MCTP_RX_OUT_COUNT),
             pi_mpa: PipeIn::new(ep::PI_MPA),
             pi_mctp: PipeIn::new(ep::PI_MCTP),
+            pi_mpa_rx: PipeIn::new(ep::PI_MPA_RX),
+            pi_mctp_rx: PipeIn::new(ep::PI_MCTP_RX),
             po_mpa: PipeOut::new(ep::PO_MPA),
             po_mctp: PipeOut::new(ep::PO_MCTP),
+            po_mpa_rx: PipeOut::new(ep::PO_MPA_RX),
+            po_mctp_rx: PipeOut::new(ep::PO_MCTP_RX),
             core: BoardCore::default(),
         }
     }
@@ -84,10 +100,18 @@ impl Logic for Xem7010Offload {
         self.wo_mctp_in_free.ok1.next = self.ok_host.ok1.val();
         self.wo_mpa_out_count.ok1.next = self.ok_host.ok1.val();
         self.wo_mctp_out_count.ok1.next = self.ok_host.ok1.val();
+        self.wo_mpa_rx_in_free.ok1.next = self.ok_host.ok1.val();
+        self.wo_mctp_rx_in_free.ok1.next = self.ok_host.ok1.val();
+        self.wo_mpa_rx_out_count.ok1.next = self.ok_host.ok1.val();
+        self.wo_mctp_rx_out_count.ok1.next = self.ok_host.ok1.val();
         self.pi_mpa.ok1.next = self.ok_host.ok1.val();
         self.pi_mctp.ok1.next = self.ok_host.ok1.val();
+        self.pi_mpa_rx.ok1.next = self.ok_host.ok1.val();
+        self.pi_mctp_rx.ok1.next = self.ok_host.ok1.val();
         self.po_mpa.ok1.next = self.ok_host.ok1.val();
         self.po_mctp.ok1.next = self.ok_host.ok1.val();
+        self.po_mpa_rx.ok1.next = self.ok_host.ok1.val();
+        self.po_mctp_rx.ok1.next = self.ok_host.ok1.val();
         // ... and the endpoints' replies wire-ORed back.
         self.ok_host.ok2.next = self.wo_data_lo.ok2.val()
             | self.wo_data_hi.ok2.val()
@@ -96,10 +120,18 @@ impl Logic for Xem7010Offload {
             | self.wo_mctp_in_free.ok2.val()
             | self.wo_mpa_out_count.ok2.val()
             | self.wo_mctp_out_count.ok2.val()
+            | self.wo_mpa_rx_in_free.ok2.val()
+            | self.wo_mctp_rx_in_free.ok2.val()
+            | self.wo_mpa_rx_out_count.ok2.val()
+            | self.wo_mctp_rx_out_count.ok2.val()
             | self.pi_mpa.ok2.val()
             | self.pi_mctp.ok2.val()
+            | self.pi_mpa_rx.ok2.val()
+            | self.pi_mctp_rx.ok2.val()
             | self.po_mpa.ok2.val()
-            | self.po_mctp.ok2.val();
+            | self.po_mctp.ok2.val()
+            | self.po_mpa_rx.ok2.val()
+            | self.po_mctp_rx.ok2.val();
         // Endpoints <-> the board core.
         self.core.wi_addr.next = self.wi_addr.dataout.val();
         self.core.wi_data_lo.next = self.wi_data_lo.dataout.val();
@@ -121,19 +153,19 @@ impl Logic for Xem7010Offload {
         self.po_mpa.datain.next = self.core.mpa_out_data.val();
         self.core.mctp_out_read.next = self.po_mctp.read.val();
         self.po_mctp.datain.next = self.core.mctp_out_data.val();
+        self.wo_mpa_rx_in_free.datain.next = self.core.wo_mpa_rx_in_free.val();
+        self.wo_mctp_rx_in_free.datain.next = self.core.wo_mctp_rx_in_free.val();
+        self.wo_mpa_rx_out_count.datain.next = self.core.wo_mpa_rx_out_count.val();
+        self.wo_mctp_rx_out_count.datain.next = self.core.wo_mctp_rx_out_count.val();
+        self.core.mpa_rx_in_write.next = self.pi_mpa_rx.write.val();
+        self.core.mpa_rx_in_data.next = self.pi_mpa_rx.dataout.val();
+        self.core.mctp_rx_in_write.next = self.pi_mctp_rx.write.val();
+        self.core.mctp_rx_in_data.next = self.pi_mctp_rx.dataout.val();
+        self.core.mpa_rx_out_read.next = self.po_mpa_rx.read.val();
+        self.po_mpa_rx.datain.next = self.core.mpa_rx_out_data.val();
+        self.core.mctp_rx_out_read.next = self.po_mctp_rx.read.val();
+        self.po_mctp_rx.datain.next = self.core.mctp_rx_out_data.val();
         self.led.next = self.core.leds.val();
-        // The MCTP RX path is not bridged to FrontPanel: idle input, output always taken.
-        self.core.mctp_rx_s.tdata.next = 0.into();
-        self.core.mctp_rx_s.tkeep.next = 0.into();
-        self.core.mctp_rx_s.tvalid.next = false;
-        self.core.mctp_rx_s.tlast.next = false;
-        self.core.mctp_rx_m.tready.next = true;
-        // Nor is the MPA RX path.
-        self.core.mpa_rx_s.tdata.next = 0.into();
-        self.core.mpa_rx_s.tkeep.next = 0.into();
-        self.core.mpa_rx_s.tvalid.next = false;
-        self.core.mpa_rx_s.tlast.next = false;
-        self.core.mpa_rx_m.tready.next = true;
     }
 }
 

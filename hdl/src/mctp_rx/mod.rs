@@ -51,10 +51,10 @@ pub const RING_OCTETS: usize = 8192;
 pub const MAX_PAYLOAD: usize = 256;
 /// The largest message (MIC included) the ring can reassemble without waiting on itself.
 pub const HW_MAX_LEN: usize = RING_OCTETS - 2 * MAX_PAYLOAD;
-// The limits the host driver names (`registers::MCTP_RX_MAX_LEN_LIMIT`, `mctp::rx_block::
+// The limits the host driver names (`regmap::MCTP_RX_MAX_LEN_LIMIT`, `mctp::rx_block::
 // MAX_RAW_FRAME`) are these: the build stops here if the block's ever change.
 const _: () = assert!(
-    HW_MAX_LEN == offload_driver::registers::MCTP_RX_MAX_LEN_LIMIT
+    HW_MAX_LEN == offload_driver::regmap::MCTP_RX_MAX_LEN_LIMIT
         && HEADER_LEN + MAX_PAYLOAD == offload_driver::mctp::rx_block::MAX_RAW_FRAME,
     "the MCTP RX block's limits differ from the ones the host driver reports"
 );

@@ -1,6 +1,6 @@
 //! `OffloadTop` under any [`ClockedModel`] as a transport for the host driver: [`TopBench`]
 //! drives the register bus cycle by cycle (`RegisterBus`) and the stream ports through the
-//! generic driver (`TopStreams`), so `offload_driver::registers::OffloadRegs` and `TopOffload`
+//! generic driver (`TopStreams`), so `offload_driver::registers::OffloadRegs` and `top_offload::TopOffload`
 //! run against rust-hdl's simulation of the top, its Verilated Verilog, or both in
 //! [`super::Lockstep`], exactly as they would against a board.
 
@@ -9,7 +9,8 @@ use super::model::{BenchError, ClockedModel, PortId};
 use crate::ports::Dir;
 use offload_driver::mctp::Message;
 use offload_driver::ok::{self, FrontPanel};
-use offload_driver::registers::{MpaRxFrames, RegisterBus, RegisterError, TopStreams};
+use offload_driver::registers::{RegisterBus, RegisterError};
+use offload_driver::top_offload::{MpaRxFrames, StreamOutput, TopStreams};
 
 /// A bus access that is not acknowledged within this many clocks is an error.
 const BUS_TIMEOUT: u64 = 16;
@@ -213,7 +214,7 @@ impl<M: ClockedModel> TopStreams for TopBench<M> {
         &mut self,
         ulpdus: &[Vec<u8>],
         messages: &[Vec<u8>],
-    ) -> Result<offload_driver::registers::StreamOutput, RegisterError> {
+    ) -> Result<StreamOutput, RegisterError> {
         let run = run_streams(
             &mut self.m,
             &[(&self.mpa_in, ulpdus), (&self.mctp_in, messages)],
@@ -246,14 +247,6 @@ impl<M: ClockedModel> TopStreams for TopBench<M> {
             .into_iter()
             .map(|(bytes, f)| Message { src: f[0] as u8, dst: f[1] as u8, tag: f[2] as u8, tag_owner: f[3] != 0, bytes })
             .collect())
-    }
-
-    fn carries_mpa_rx(&self) -> bool {
-        true
-    }
-
-    fn carries_mctp_rx(&self) -> bool {
-        true
     }
 
     fn stream_mpa_rx(&mut self, segments: &[Vec<u8>]) -> Result<MpaRxFrames, RegisterError> {
@@ -308,6 +301,10 @@ impl<M: ClockedModel> BoardBench<M> {
             ok::ep::PI_MCTP => ("mctp_in_write", "mctp_in_data"),
             ok::ep::PO_MPA => ("mpa_out_read", "mpa_out_data"),
             ok::ep::PO_MCTP => ("mctp_out_read", "mctp_out_data"),
+            ok::ep::PI_MPA_RX => ("mpa_rx_in_write", "mpa_rx_in_data"),
+            ok::ep::PI_MCTP_RX => ("mctp_rx_in_write", "mctp_rx_in_data"),
+            ok::ep::PO_MPA_RX => ("mpa_rx_out_read", "mpa_rx_out_data"),
+            ok::ep::PO_MCTP_RX => ("mctp_rx_out_read", "mctp_rx_out_data"),
             _ => {
                 return Err(RegisterError::Bus(format!(
                     "no pipe at endpoint 0x{ep:02X}"
@@ -365,6 +362,10 @@ impl<M: ClockedModel> FrontPanel for BoardBench<M> {
             (ok::ep::WO_MCTP_IN_FREE, "wo_mctp_in_free"),
             (ok::ep::WO_MPA_OUT_COUNT, "wo_mpa_out_count"),
             (ok::ep::WO_MCTP_OUT_COUNT, "wo_mctp_out_count"),
+            (ok::ep::WO_MPA_RX_IN_FREE, "wo_mpa_rx_in_free"),
+            (ok::ep::WO_MCTP_RX_IN_FREE, "wo_mctp_rx_in_free"),
+            (ok::ep::WO_MPA_RX_OUT_COUNT, "wo_mpa_rx_out_count"),
+            (ok::ep::WO_MCTP_RX_OUT_COUNT, "wo_mctp_rx_out_count"),
         ] {
             let p = self.port(name)?;
             self.wire_outs[ep as usize - 0x20] = self.m.get(p) as u16;

@@ -10,7 +10,7 @@
 //! - `reg_wr_addr[7:0]`, `reg_wr_data[31:0]`, `reg_wr_strb[3:0]`, `reg_wr_en` → `reg_wr_wait`,
 //!   `reg_wr_ack`; `reg_rd_addr[7:0]`, `reg_rd_en` → `reg_rd_data[31:0]`, `reg_rd_wait`,
 //!   `reg_rd_ack` (Corundum's register interface, [`reg_bus`]; the map is
-//!   `offload_driver::registers::MAP`, decoded by [`regs`]);
+//!   `offload_driver::regmap::MAP`, decoded by [`regs`]);
 //! - `mpa_s_*` (ULPDUs, `mpa_s_len[15:0]` with the first beat) → `mpa_m_*` (FPDUs, one frame
 //!   each);
 //! - `mctp_s_*` (messages, `mctp_s_len[16:0]` with the first beat; header fields come from
@@ -18,11 +18,11 @@
 //!
 //! - `mctp_rx_s_*` (one frame per packet) → `mctp_rx_m_*` (reassembled messages, with
 //!   `mctp_rx_m_src_eid`/`dst_eid`/`tag`/`to`), its counters in the register window
-//!   `0x80..=0xBF` (`offload_driver::registers::MCTP_RX_BASE`).
+//!   `0x80..=0xBF` (`offload_driver::regmap::MCTP_RX_BASE`).
 //! - `mpa_rx_s_*` (the TCP payload of one connection, any segmentation) → `mpa_rx_m_*` (one
 //!   frame per ULPDU, `mpa_rx_m_len` with every beat, `mpa_rx_m_tuser` on the last beat: the
 //!   ULPDU is bad), its configuration, live status and counters at `0xC0..=0xEF`
-//!   (`offload_driver::registers::MPA_RX_BASE`). Its width is a generic of its own: the
+//!   (`offload_driver::regmap::MPA_RX_BASE`). Its width is a generic of its own: the
 //!   receiver's aligner needs at least 8 octets per beat ([`MpaRx`]), so the shipped tops run
 //!   it at 8 whatever the other paths' width.
 //!

@@ -26,7 +26,7 @@ use crate::mctp_rx::{MctpRxConfigSource, MctpRxCountersSink};
 use crate::mctp_tx::{MctpTxConfigSource, MctpTxCountersSink};
 use crate::mpa_rx::{MpaRxConfigSource, MpaRxCountersSink, MpaRxStatusSink};
 use crate::mpa_tx::{MpaTxConfigSource, MpaTxCountersSink};
-use offload_driver::registers::{self as map, Access, MAP, MAP_VERSION, MCTP_RX_COUNTERS};
+use offload_driver::regmap::{self as map, Access, MAP, MAP_VERSION, MCTP_RX_COUNTERS};
 use rust_hdl::prelude::*;
 
 /// A register's word address (`offset / 4`), by name.
@@ -38,7 +38,7 @@ fn word(name: &str) -> Constant<Bits<6>> {
 fn register(name: &str) -> &'static map::Register {
     MAP.iter()
         .find(|r| r.name == name)
-        .unwrap_or_else(|| panic!("register {name} is not in offload_driver::registers::MAP"))
+        .unwrap_or_else(|| panic!("register {name} is not in offload_driver::regmap::MAP"))
 }
 
 /// A read-write register: its flip-flops, reset value and writable mask. The flip-flops power

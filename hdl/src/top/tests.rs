@@ -8,7 +8,9 @@ use crate::testbench::{ClockedModel, HdlModel, TopBench};
 use offload_driver::mctp::{transmit, TxConfig, TxRequest};
 use offload_driver::mpa::{FramingConfig, Framer, MpaError};
 use offload_driver::{Offload, SoftwareOffload};
-use offload_driver::registers::{self as map, Access, OffloadRegs, RegisterBus, TopStreams, MAP};
+use offload_driver::regmap::{self as map, Access, MAP};
+use offload_driver::registers::{OffloadRegs, RegisterBus};
+use offload_driver::top_offload::TopStreams;
 
 type Top4 = super::OffloadTop<32, 4, 64, 96, 32, 4, 11, 64, 8, 128>;
 

@@ -11,7 +11,8 @@
 //! context, a 7680-octet message, 260-octet raw frames) or a fault.
 
 use super::{receive, Binding, Message, MctpError, RxCounts, RxReport, RxRequest, HEADER_LEN, RX_COUNTERS};
-use crate::registers::{MctpRxConfig, MCTP_RX_MAX_LEN_LIMIT};
+use crate::regmap::MCTP_RX_MAX_LEN_LIMIT;
+use crate::registers::MctpRxConfig;
 
 /// The largest raw frame the block takes: the header and 256 payload octets (its payload
 /// slot). It counts longer ones as `oversize`.
@@ -35,20 +36,6 @@ pub enum RxBlockError {
     /// The transport failed.
     #[error("{0}")]
     Transport(String),
-}
-
-impl RxBlockError {
-
-    /// The error as an [`Offload`](crate::Offload) backend called `backend` reports it.
-    pub fn into_offload(self, backend: &'static str) -> crate::OffloadError {
-        match self {
-            RxBlockError::Request(e) => e.into(),
-            RxBlockError::Serial => {
-                crate::OffloadError::Unsupported { backend, operation: "MCTP receive over the serial binding" }
-            }
-            error => crate::OffloadError::MctpBlock { backend, error },
-        }
-    }
 }
 
 /// The block's static configuration (its `cfg_*` ports, the `MCTP_RX_CONFIG` and

@@ -21,6 +21,15 @@ enum Field {
     Crc,
 }
 
+/// What [`Offload::mpa_deframe`](crate::Offload::mpa_deframe) delivers: the ULPDUs of the FPDUs that checked good, in
+/// order, and how the stream ended — the first invalid FPDU (RFC 5044 §8 ends the connection
+/// there) or a stream that stops inside an FPDU, as [`Deframer`] reports them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Deframed {
+    pub ulpdus: Vec<Vec<u8>>,
+    pub end: Result<(), MpaError>,
+}
+
 /// Streaming FPDU deframer for one direction of a connection.
 #[derive(Clone, Debug)]
 pub struct Deframer {

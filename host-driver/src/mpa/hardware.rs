@@ -4,8 +4,7 @@
 //! [`Deframed`] that [`Deframer`](super::Deframer) would have produced. One definition, used by
 //! the block's testbench, the Verilated backend and the `OffloadTop` backend.
 
-use super::MpaError;
-use crate::offload::Deframed;
+use super::{Deframed, MpaError};
 
 /// `status_error` / `MPA_RX_STATUS[1:0]`: the stream is good so far.
 pub const ERR_NONE: u64 = 0;

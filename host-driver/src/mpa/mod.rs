@@ -18,7 +18,7 @@ pub mod hardware;
 pub mod startup;
 pub mod tcp;
 
-pub use deframer::Deframer;
+pub use deframer::{Deframed, Deframer};
 pub use framer::Framer;
 
 /// Octets between the starts of two Markers (§4.3).

@@ -3,7 +3,8 @@
 //! board's `Offload` backend, [`ok_offload`].
 
 use super::{FrontPanel, OkTransport};
-use crate::registers::{RegisterError, TopOffload};
+use crate::registers::RegisterError;
+use crate::top_offload::TopOffload;
 use rust_hdl_ok_frontpanel_sys::{OkError, OkHandle};
 
 fn err(what: &str, e: OkError) -> RegisterError {
