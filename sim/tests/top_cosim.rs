@@ -405,7 +405,7 @@ fn board_core_over_frontpanel_transport() {
 /// A framed stream for the MPA RX checks: `round` picks how it is spoiled (as in
 /// `mpa_rx_through_the_top`): 0 good, 1 a bit flipped, 2 cut short, 3 a Marker's FPDUPTR off by
 /// 16, 4 the first ULPDU_Length 0 or above MULPDU, 5 good.
-fn spoiled_stream(rng: &mut rand::rngs::StdRng, round: usize) -> (FramingConfig, u64, Vec<u8>) {
+fn spoiled_stream(rng: &mut rand::rngs::StdRng, round: usize, max_ulpdus: usize) -> (FramingConfig, u64, Vec<u8>) {
     use offload_driver::mpa::Framer;
     let cfg = FramingConfig {
         markers: round % 6 == 3 || rng.gen_bool(0.75),
@@ -415,7 +415,7 @@ fn spoiled_stream(rng: &mut rand::rngs::StdRng, round: usize) -> (FramingConfig,
     let start = 4 * rng.gen_range(0..if round % 3 == 0 { 1u64 << 34 } else { 1 << 12 });
     let mut framer = Framer::new(cfg, start).unwrap();
     let mut stream = Vec::new();
-    for _ in 0..rng.gen_range(1..=8) {
+    for _ in 0..rng.gen_range(1..=max_ulpdus) {
         let len = if rng.gen_bool(0.2) { cfg.mulpdu } else { rng.gen_range(1..=cfg.mulpdu.min(1500)) };
         let u: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
         framer.frame(&u, &mut stream).unwrap();
@@ -473,7 +473,7 @@ fn board_core_receive_paths_over_frontpanel() {
     }
     let mut ends = [0usize; 5];
     for round in 0..30 {
-        let (cfg, start, stream) = spoiled_stream(&mut rng, round);
+        let (cfg, start, stream) = spoiled_stream(&mut rng, round, 8);
         let want = sw.mpa_deframe(&cfg, start, &stream).unwrap();
         let got = hw.mpa_deframe(&cfg, start, &stream).unwrap_or_else(|e| panic!("round {round}: {e}"));
         assert_eq!(got, want, "round {round} ({cfg:?} at {start:#x})");
@@ -630,39 +630,7 @@ fn mpa_rx_through_the_top() {
         // Random streams; how each ended: good, truncated, CRC, Marker, length.
         let mut ends = [0usize; 5];
         for round in 0..48 {
-            let cfg = FramingConfig {
-                markers: round % 6 == 3 || rng.gen_bool(0.75),
-                crc: rng.gen_bool(0.8),
-                mulpdu: [128, 1442, 300, 8882][round % 4],
-            };
-            let start = 4 * rng.gen_range(0..if round % 3 == 0 { 1u64 << 34 } else { 1 << 12 });
-            let mut framer = Framer::new(cfg, start).unwrap();
-            let mut stream = Vec::new();
-            for _ in 0..rng.gen_range(1..=10) {
-                let len = if rng.gen_bool(0.2) { cfg.mulpdu } else { rng.gen_range(1..=cfg.mulpdu.min(1500)) };
-                let u: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
-                framer.frame(&u, &mut stream).unwrap();
-            }
-            let flip = |stream: &mut Vec<u8>, rng: &mut rand::rngs::StdRng| {
-                let bit = rng.gen_range(0..stream.len() * 8);
-                stream[bit / 8] ^= 1 << (bit % 8);
-            };
-            // A Marker is due at every stream offset that is a multiple of 512.
-            let first_marker = ((512 - start % 512) % 512) as usize;
-            match round % 6 {
-                1 => flip(&mut stream, &mut rng),
-                2 => stream.truncate(rng.gen_range(0..stream.len())),
-                // A Marker's FPDUPTR off by 16 (its low two bits are ignored).
-                3 if first_marker + 4 <= stream.len() => stream[first_marker + 3] ^= 0x10,
-                3 => flip(&mut stream, &mut rng),
-                // The first FPDU's ULPDU_Length 0 or above MULPDU.
-                4 => {
-                    let at = if cfg.markers && first_marker == 0 { 4 } else { 0 };
-                    let len = [0, cfg.mulpdu as u16 + 1][round / 6 % 2];
-                    stream[at..at + 2].copy_from_slice(&len.to_be_bytes());
-                }
-                _ => {}
-            }
+            let (cfg, start, stream) = spoiled_stream(&mut rng, round, 10);
             hw.regs().bus().traffic = Traffic::random([0.0, 0.3][round % 2], [0.0, 0.4][round / 2 % 2], rng.gen());
             let want = sw.mpa_deframe(&cfg, start, &stream).unwrap();
             let got = hw.mpa_deframe(&cfg, start, &stream).unwrap_or_else(|e| panic!("{name} round {round}: {e}"));
@@ -844,7 +812,7 @@ fn rust_hdl_and_verilated_board_core_agree_cycle_by_cycle() {
         }
     }
     for round in [1, 3] {
-        let (cfg, start, stream) = spoiled_stream(&mut rng, round);
+        let (cfg, start, stream) = spoiled_stream(&mut rng, round, 8);
         assert_eq!(hw.mpa_deframe(&cfg, start, &stream).unwrap(), sw.mpa_deframe(&cfg, start, &stream).unwrap(), "round {round}");
     }
     let setup = offload_hdl::test_support::RxSetup::random(&mut rng);
