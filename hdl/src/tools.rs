@@ -16,8 +16,15 @@ pub const VERILATOR_WAIVERS: &[&str] = &["-Wno-WIDTH", "-Wno-DECLFILENAME"];
 /// `UNUSEDPARAM` only for the localparams of a `LogicState` enum (named `Enum$Variant`), which
 /// rust-hdl repeats in every module that holds the enum (the `DFF` of a state register uses
 /// none of them). An unused parameter of our own (a `Constant`) is still reported.
+/// `UNUSEDSIGNAL` only for the high bits of two per-lane inputs of the MPA receiver, its
+/// word-count thermometer `b_nt` (`mpa_rx::crc_check::CrcCheck`) and its lane mask
+/// `b_lane_keep` (`mpa_rx::prep::Prep`): stable Rust has no const-generic arithmetic, so the
+/// ports are sized for W = 64 (18 and 16 bits) and a narrower receiver reads the `K/4 + 2`
+/// and `K/4` it needs.
 pub const VERILATOR_CONFIG: &str = "`verilator_config\n\
-    lint_off -rule UNUSEDPARAM -file \"*\" -match \"Parameter is not used: '*$*'\"\n";
+    lint_off -rule UNUSEDPARAM -file \"*\" -match \"Parameter is not used: '*$*'\"\n\
+    lint_off -rule UNUSEDSIGNAL -file \"*\" -match \"Bits of signal are not used: 'b_nt'*\"\n\
+    lint_off -rule UNUSEDSIGNAL -file \"*\" -match \"Bits of signal are not used: 'b_lane_keep'*\"\n";
 
 /// What went wrong running a tool.
 #[derive(Debug)]
@@ -109,8 +116,22 @@ pub struct XilinxReport {
     /// MUXF7/MUXF8 (not counted as LUTs).
     pub muxf: u64,
     pub carry4: u64,
+    /// Block RAM: RAMB36E1 and RAMB18E1 (a RAMB18E1 is half a 36 Kb block, as device
+    /// capacities count them).
+    pub ramb36: u64,
+    pub ramb18: u64,
+    /// LUTs used as memory (distributed RAM `RAM*`, shift registers `SRL*`): SLICEM sites,
+    /// not in `luts`.
+    pub lutram: u64,
     /// Yosys's `stat` section, for the curious.
     pub stat: String,
+}
+
+impl XilinxReport {
+    /// Block RAM in 36 Kb blocks (the unit device capacities are given in).
+    pub fn bram36(&self) -> f64 {
+        self.ramb36 as f64 + self.ramb18 as f64 / 2.0
+    }
 }
 
 /// Runs `yosys synth_xilinx -flatten -top TOP` and counts cells.
@@ -131,6 +152,9 @@ pub fn synth_xilinx(verilog: &str, top: &str) -> Result<XilinxReport, ToolError>
             "FDRE" | "FDSE" | "FDCE" | "FDPE" => r.ffs += n,
             "MUXF7" | "MUXF8" => r.muxf += n,
             "CARRY4" => r.carry4 += n,
+            "RAMB36E1" => r.ramb36 += n,
+            "RAMB18E1" => r.ramb18 += n,
+            c if c.starts_with("RAM") || c.starts_with("SRL") => r.lutram += n,
             _ => {}
         }
     }

@@ -152,8 +152,8 @@ pub fn synth(a: SynthArgs) -> anyhow::Result<()> {
     if !a.no_xilinx {
         let x = tools::synth_xilinx(&v, &top).map_err(tool_err)?;
         println!(
-            "yosys synth_xilinx: {} LUTs, {} FFs ({} MUXF7/8, {} CARRY4)",
-            x.luts, x.ffs, x.muxf, x.carry4
+            "yosys synth_xilinx: {} LUTs, {} FFs ({} MUXF7/8, {} CARRY4), block RAM {} RAMB36E1 + {} RAMB18E1 = {} × 36 Kb, {} LUTs as memory",
+            x.luts, x.ffs, x.muxf, x.carry4, x.ramb36, x.ramb18, x.bram36(), x.lutram
         );
     }
     if a.depth {

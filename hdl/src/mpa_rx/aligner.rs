@@ -71,6 +71,9 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     /// Word beats for the CRC and check stages: combinational, for a skid buffer whose
     /// `ready` is a register.
     pub b: WordBeatSource<D>,
+    /// `b`'s word count as a thermometer (bit `l` set when `n > l`), from the `e ≥ j` terms the
+    /// count is built of: the CRC stage derives its lane masks from it without an adder.
+    pub b_nt: Signal<Out, Bits<18>>,
     /// Between FPDUs with nothing held: the stream may end here.
     pub idle: Signal<Out, Bit>,
     // Registers.
@@ -103,6 +106,8 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     ca_c: [Signal<Local, Bits<8>>; E_MAX],
     // Combinational.
     adv: Signal<Local, Bit>,
+    nt: Signal<Local, Bits<18>>,
+    c_one18: Constant<Bits<18>>,
     at_start: Signal<Local, Bit>,
     hdr_whole: Signal<Local, Bit>,
     half: Signal<Local, Bit>,
@@ -162,6 +167,9 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             s: Default::default(),
             s_count: Default::default(),
             b: Default::default(),
+            b_nt: Default::default(),
+            nt: Default::default(),
+            c_one18: Constant::new(1u64.into()),
             idle: Default::default(),
             acc: Default::default(),
             c: Default::default(),
@@ -429,6 +437,13 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         // The beat going out (the skid buffer behind registers it).
         self.b.words.next = bit_cast::<D, D2>(self.acc.q.val());
         self.b.n.next = self.e.val();
+        self.nt.next = 0.into();
+        for l in 0..(K / 4) {
+            if self.ge[l + 1].val() {
+                self.nt.next = self.nt.val() | (self.c_one18.val() << l.to_bits::<8>());
+            }
+        }
+        self.b_nt.next = self.nt.val();
         self.b.first.next = self.at_start.val();
         self.b.last.next = self.last.val();
         self.b.mk.next = self.mk_in.val();

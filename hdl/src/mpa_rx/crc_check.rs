@@ -10,7 +10,7 @@
 //! with the beat; the register restarts for the next FPDU. The comparison is the next stage's
 //! ([`super::prep::Prep`]): behind the step network it made this stage's path 11 LUT4 levels.
 
-use super::{WordBeatSink, WordBeatSource};
+use super::WordBeatSink;
 use crate::crc::CrcStep;
 use offload_driver::crc::CrcKind;
 use rust_hdl::prelude::*;
@@ -23,15 +23,46 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     pub reset: Signal<In, Bit>,
     /// Stage A's word beats (see [`super::aligner::Aligner`]).
     pub b: WordBeatSink<D>,
-    /// The same beats, registered.
-    pub c: WordBeatSource<D>,
+    /// `b.n` as a thermometer (bit `l` set when `n > l`; [`super::aligner::Aligner::b_nt`]):
+    /// the lanes the CRC covers and the CRC lane come from it with no adder in front of the
+    /// step network (issue 26: `n − 1` → lane compare → step → CRC register was the receiver's
+    /// critical path at 94.5 MHz).
+    pub b_nt: Signal<In, Bits<18>>,
+    /// The same beats, registered (a [`super::WordBeatSource`] less `n`, which the layout
+    /// fields below replace).
+    pub c_words: Signal<Out, Bits<D>>,
+    pub c_first: Signal<Out, Bit>,
+    pub c_last: Signal<Out, Bit>,
+    pub c_mk: Signal<Out, Bit>,
+    pub c_mkl: Signal<Out, Bits<8>>,
+    pub c_base: Signal<Out, Bits<32>>,
+    pub c_valid: Signal<Out, Bit>,
+    pub c_ready: Signal<In, Bit>,
     /// On the last beat: the CRC field (as a little-endian word) and the CRC computed.
     pub c_crc_found: Signal<Out, Bits<32>>,
     pub c_crc_calc: Signal<Out, Bits<32>>,
+    /// What the prep stage needs of the beat's layout, worked out here from the skid buffer's
+    /// registers so that the prep stage starts from registers (issue 26: `n` → octet count →
+    /// byte mask was the receiver's critical path). With every beat:
+    /// - `c_raw`: the octets after the Marker and the header, `4·(n − mk) − 2·first`, before
+    ///   PAD and CRC are clipped;
+    /// - `c_raw_keep`: bit `i` set when `i < c_raw` (a thermometer, one bit per octet);
+    /// - `c_lane_keep`: bit `l` set when word lane `l` keeps its word (no Marker, or the
+    ///   Marker is in a higher lane); a clear bit takes the word of lane `l + 1`;
+    /// - `c_len_in`: on a first beat, the ULPDU_Length (octets 0–1 of the Marker-free words,
+    ///   big-endian);
+    /// - `c_hdr_at`: the stream offset of the header's word, `base + 4` when a Marker leads;
+    /// - `c_mk_off`, `c_mk_found`: the Marker's stream offset and its FPDUPTR (big-endian).
+    pub c_raw: Signal<Out, Bits<16>>,
+    pub c_raw_keep: Signal<Out, Bits<K>>,
+    pub c_lane_keep: Signal<Out, Bits<16>>,
+    pub c_len_in: Signal<Out, Bits<16>>,
+    pub c_hdr_at: Signal<Out, Bits<32>>,
+    pub c_mk_off: Signal<Out, Bits<32>>,
+    pub c_mk_found: Signal<Out, Bits<16>>,
     step: CrcStep<D, K, 32>,
     crc_r: DFF<Bits<32>>,
     q_words: DFF<Bits<D>>,
-    q_n: DFF<Bits<8>>,
     q_first: DFF<Bit>,
     q_last: DFF<Bit>,
     q_mk: DFF<Bit>,
@@ -40,9 +71,25 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     q_found: DFF<Bits<32>>,
     q_calc: DFF<Bits<32>>,
     q_valid: DFF<Bit>,
-    covered: Signal<Local, Bits<8>>,
+    q_raw: DFF<Bits<16>>,
+    q_raw_keep: DFF<Bits<K>>,
+    q_lane_keep: DFF<Bits<16>>,
+    q_len_in: DFF<Bits<16>>,
+    q_hdr_at: DFF<Bits<32>>,
+    q_mk_off: DFF<Bits<32>>,
+    q_mk_found: DFF<Bits<16>>,
+    lead_mk: Signal<Local, Bit>,
+    raw: Signal<Local, Bits<16>>,
+    raw_keep: Signal<Local, Bits<K>>,
+    lane_keep: Signal<Local, Bits<16>>,
+    hdr_word: Signal<Local, Bits<16>>,
+    mk_ptr: Signal<Local, Bits<16>>,
+    c_lo2_k: Constant<Bits<K>>,
+    c_hi2_k: Constant<Bits<K>>,
+    c_one16: Constant<Bits<16>>,
     cov_keep: Signal<Local, Bits<K>>,
     crc_word: Signal<Local, Bits<32>>,
+    crc_lane: Signal<Local, Bits<D>>,
     c_nib_k: Constant<Bits<K>>,
     c_init: Constant<Bits<32>>,
 }
@@ -54,14 +101,21 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             clock: Default::default(),
             reset: Default::default(),
             b: Default::default(),
-            c: Default::default(),
+            b_nt: Default::default(),
+            c_words: Default::default(),
+            c_first: Default::default(),
+            c_last: Default::default(),
+            c_mk: Default::default(),
+            c_mkl: Default::default(),
+            c_base: Default::default(),
+            c_valid: Default::default(),
+            c_ready: Default::default(),
             c_crc_found: Default::default(),
             c_crc_calc: Default::default(),
             c_init: Constant::new(step.init()),
             step,
             crc_r: Default::default(),
             q_words: Default::default(),
-            q_n: Default::default(),
             q_first: Default::default(),
             q_last: Default::default(),
             q_mk: Default::default(),
@@ -70,9 +124,32 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             q_found: Default::default(),
             q_calc: Default::default(),
             q_valid: Default::default(),
-            covered: Default::default(),
+            q_raw: Default::default(),
+            q_raw_keep: Default::default(),
+            q_lane_keep: Default::default(),
+            q_len_in: Default::default(),
+            q_hdr_at: Default::default(),
+            q_mk_off: Default::default(),
+            q_mk_found: Default::default(),
+            lead_mk: Default::default(),
+            raw: Default::default(),
+            raw_keep: Default::default(),
+            lane_keep: Default::default(),
+            hdr_word: Default::default(),
+            mk_ptr: Default::default(),
+            c_lo2_k: Constant::new(0b0011u64.into()),
+            c_hi2_k: Constant::new(0b1100u64.into()),
+            c_one16: Constant::new(1u64.into()),
+            c_raw: Default::default(),
+            c_raw_keep: Default::default(),
+            c_lane_keep: Default::default(),
+            c_len_in: Default::default(),
+            c_hdr_at: Default::default(),
+            c_mk_off: Default::default(),
+            c_mk_found: Default::default(),
             cov_keep: Default::default(),
             crc_word: Default::default(),
+            crc_lane: Default::default(),
             c_nib_k: Constant::new(0xFu64.into()),
         }
     }
@@ -81,43 +158,102 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
 impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, crc_r, q_words, q_n, q_first, q_last, q_mk, q_mkl, q_base, q_found, q_calc, q_valid);
-        self.c.words.next = self.q_words.q.val();
-        self.c.n.next = self.q_n.q.val();
-        self.c.first.next = self.q_first.q.val();
-        self.c.last.next = self.q_last.q.val();
-        self.c.mk.next = self.q_mk.q.val();
-        self.c.mkl.next = self.q_mkl.q.val();
-        self.c.base.next = self.q_base.q.val();
+        dff_setup!(
+            self, clock, crc_r, q_words, q_first, q_last, q_mk, q_mkl, q_base, q_found, q_calc, q_valid, q_raw,
+            q_raw_keep, q_lane_keep, q_len_in, q_hdr_at, q_mk_off, q_mk_found
+        );
+        self.c_words.next = self.q_words.q.val();
+        self.c_first.next = self.q_first.q.val();
+        self.c_last.next = self.q_last.q.val();
+        self.c_mk.next = self.q_mk.q.val();
+        self.c_mkl.next = self.q_mkl.q.val();
+        self.c_base.next = self.q_base.q.val();
         self.c_crc_found.next = self.q_found.q.val();
         self.c_crc_calc.next = self.q_calc.q.val();
-        self.c.valid.next = self.q_valid.q.val();
+        self.c_valid.next = self.q_valid.q.val();
+        self.c_raw.next = self.q_raw.q.val();
+        self.c_raw_keep.next = self.q_raw_keep.q.val();
+        self.c_lane_keep.next = self.q_lane_keep.q.val();
+        self.c_len_in.next = self.q_len_in.q.val();
+        self.c_hdr_at.next = self.q_hdr_at.q.val();
+        self.c_mk_off.next = self.q_mk_off.q.val();
+        self.c_mk_found.next = self.q_mk_found.q.val();
         // Advance whenever the output register is empty or being taken.
-        self.b.ready.next = !self.q_valid.q.val() | self.c.ready.val();
+        self.b.ready.next = !self.q_valid.q.val() | self.c_ready.val();
 
-        // The lanes the CRC covers: all, or all but the CRC lane.
-        self.covered.next = self.b.n.val();
-        if self.b.last.val() {
-            self.covered.next = self.b.n.val() - 1;
-        }
+        // The lanes the CRC covers: all (`n > l`), or all but the CRC lane (`n > l + 1`).
         self.cov_keep.next = 0.into();
         for l in 0..(K / 4) {
-            if self.covered.val() > l.to_bits::<8>() {
+            if (self.b_nt.val().get_bit(l) & !self.b.last.val()) | (self.b_nt.val().get_bit(l + 1) & self.b.last.val()) {
                 self.cov_keep.next = self.cov_keep.val() | (self.c_nib_k.val() << (l * 4).to_bits::<16>());
             }
         }
         self.step.state.next = self.crc_r.q.val();
         self.step.data.next = self.b.words.val();
         self.step.keep.next = self.cov_keep.val();
-        // The CRC lane is the last (read from `b_n`, not `covered`: through `covered`, Verilator
-        // could no longer split this block and saw the step's keep → nxt → keep as a loop).
-        self.crc_word.next = bit_cast::<32, D>(self.b.words.val() >> (bit_cast::<16, 8>(self.b.n.val() - 1) << 5));
+        // The CRC lane is the last, lane `n − 1` (`n > l` and not `n > l + 1`): an AND-OR over
+        // the lanes.
+        self.crc_word.next = 0.into();
+        self.crc_lane.next = 0.into();
+        for l in 0..(K / 4) {
+            if self.b_nt.val().get_bit(l) & !self.b_nt.val().get_bit(l + 1) {
+                self.crc_lane.next = self.b.words.val() >> (l * 32).to_bits::<16>();
+                self.crc_word.next = self.crc_word.val() | bit_cast::<32, D>(self.crc_lane.val());
+            }
+        }
+
+        // The beat's layout for the prep stage (see `c_raw`).
+        self.lead_mk.next = self.b.mk.val() & (self.b.mkl.val() == 0);
+        self.raw.next = bit_cast::<16, 8>(self.b.n.val()) << 2;
+        if self.b.mk.val() {
+            self.raw.next = (bit_cast::<16, 8>(self.b.n.val()) << 2) - 4;
+        }
+        if self.b.first.val() {
+            self.raw.next = self.raw.val() - 2;
+        }
+        // Octet i is kept when `n − mk > ⌊(i + 2·first)/4⌋`: a thermometer bit picked by
+        // `first` and `mk`, no comparison. In word lane l: octets 0–1 need `n − mk > l`,
+        // octets 2–3 `n − mk > l + first`.
+        self.raw_keep.next = 0.into();
+        for l in 0..(K / 4) {
+            if (!self.b.mk.val() & self.b_nt.val().get_bit(l)) | (self.b.mk.val() & self.b_nt.val().get_bit(l + 1)) {
+                self.raw_keep.next = self.raw_keep.val() | (self.c_lo2_k.val() << (l * 4).to_bits::<16>());
+            }
+            if (!self.b.first.val() & !self.b.mk.val() & self.b_nt.val().get_bit(l))
+                | (!self.b.first.val() & self.b.mk.val() & self.b_nt.val().get_bit(l + 1))
+                | (self.b.first.val() & !self.b.mk.val() & self.b_nt.val().get_bit(l + 1))
+                | (self.b.first.val() & self.b.mk.val() & self.b_nt.val().get_bit(l + 2))
+            {
+                self.raw_keep.next = self.raw_keep.val() | (self.c_hi2_k.val() << (l * 4).to_bits::<16>());
+            }
+        }
+        self.lane_keep.next = 0.into();
+        for l in 0..(K / 4) {
+            if !self.b.mk.val() | (l.to_bits::<8>() < self.b.mkl.val()) {
+                self.lane_keep.next = self.lane_keep.val() | (self.c_one16.val() << l.to_bits::<16>());
+            }
+        }
+        self.hdr_word.next = bit_cast::<16, D>(self.b.words.val());
+        if self.lead_mk.val() {
+            self.hdr_word.next = bit_cast::<16, D>(self.b.words.val() >> 32);
+        }
+        self.mk_ptr.next =
+            bit_cast::<16, D>(self.b.words.val() >> ((bit_cast::<16, 8>(self.b.mkl.val()) << 5) + 16));
 
         if self.b.ready.val() {
             self.q_valid.d.next = self.b.valid.val();
             if self.b.valid.val() {
+                self.q_raw.d.next = self.raw.val();
+                self.q_raw_keep.d.next = self.raw_keep.val();
+                self.q_lane_keep.d.next = self.lane_keep.val();
+                self.q_len_in.d.next = (self.hdr_word.val() << 8) | (self.hdr_word.val() >> 8);
+                self.q_hdr_at.d.next = self.b.base.val();
+                if self.lead_mk.val() {
+                    self.q_hdr_at.d.next = self.b.base.val() + 4;
+                }
+                self.q_mk_off.d.next = self.b.base.val() + (bit_cast::<32, 8>(self.b.mkl.val()) << 2);
+                self.q_mk_found.d.next = (self.mk_ptr.val() << 8) | (self.mk_ptr.val() >> 8);
                 self.q_words.d.next = self.b.words.val();
-                self.q_n.d.next = self.b.n.val();
                 self.q_first.d.next = self.b.first.val();
                 self.q_last.d.next = self.b.last.val();
                 self.q_mk.d.next = self.b.mk.val();

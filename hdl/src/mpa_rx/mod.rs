@@ -198,8 +198,8 @@ pub struct MpaRx<const D: usize, const K: usize, const D2: usize> {
 }
 
 /// The side-channel bits of a word beat between the aligner and the CRC stage: `first`, `mk`,
-/// `mkl` and `base` (`n` rides on `tkeep`).
-pub const BEAT_FIELDS: usize = 42;
+/// `mkl`, `base` and the thermometer of `n` (`n` itself rides on `tkeep`).
+pub const BEAT_FIELDS: usize = 60;
 
 impl<const D: usize, const K: usize, const D2: usize> Default for MpaRx<D, K, D2> {
     fn default() -> Self {
@@ -265,14 +265,15 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
         self.align.cfg_mulpdu.next = self.cfg.mulpdu.val();
 
         // Aligner → skid buffer → CRC stage: `n` on an 8-bit `tkeep`, `first` in bit 0 of
-        // the side channel, `mk` 1, `mkl` 9:2, `base` 41:10.
+        // the side channel, `mk` 1, `mkl` 9:2, `base` 41:10, `n`'s thermometer 59:42.
         self.mid.s.tdata.next = self.align.b.words.val();
         self.mid.s.tkeep.next = self.align.b.n.val();
         self.mid.s.tlast.next = self.align.b.last.val();
         self.mid.s.tvalid.next = self.align.b.valid.val();
         self.align.b.ready.next = self.mid.s.tready.val();
         self.mid_user.next = (bit_cast::<BEAT_FIELDS, 8>(self.align.b.mkl.val()) << 2)
-            | (bit_cast::<BEAT_FIELDS, 32>(self.align.b.base.val()) << 10);
+            | (bit_cast::<BEAT_FIELDS, 32>(self.align.b.base.val()) << 10)
+            | (bit_cast::<BEAT_FIELDS, 18>(self.align.b_nt.val()) << 42);
         if self.align.b.first.val() {
             self.mid_user.next = self.mid_user.val() | self.c_one_u.val();
         }
@@ -289,11 +290,27 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
         self.crcc.b.mk.next = self.mid.m_user.val().get_bit(1);
         self.crcc.b.mkl.next = self.mid.m_user.val().get_bits::<8>(2);
         self.crcc.b.base.next = self.mid.m_user.val().get_bits::<32>(10);
+        self.crcc.b_nt.next = self.mid.m_user.val().get_bits::<18>(42);
 
-        WordBeatSource::<D>::join(&mut self.crcc.c, &mut self.prep.b);
+        // CRC stage → prep stage: the beat less `n` (the layout fields replace it).
+        self.prep.b_words.next = self.crcc.c_words.val();
+        self.prep.b_first.next = self.crcc.c_first.val();
+        self.prep.b_last.next = self.crcc.c_last.val();
+        self.prep.b_mk.next = self.crcc.c_mk.val();
+        self.prep.b_mkl.next = self.crcc.c_mkl.val();
+        self.prep.b_base.next = self.crcc.c_base.val();
+        self.prep.b_valid.next = self.crcc.c_valid.val();
+        self.crcc.c_ready.next = self.prep.b_ready.val();
         self.prep.cfg_crc.next = self.cfg.crc.val();
         self.prep.b_crc_found.next = self.crcc.c_crc_found.val();
         self.prep.b_crc_calc.next = self.crcc.c_crc_calc.val();
+        self.prep.b_raw.next = self.crcc.c_raw.val();
+        self.prep.b_raw_keep.next = self.crcc.c_raw_keep.val();
+        self.prep.b_lane_keep.next = self.crcc.c_lane_keep.val();
+        self.prep.b_len_in.next = self.crcc.c_len_in.val();
+        self.prep.b_hdr_at.next = self.crcc.c_hdr_at.val();
+        self.prep.b_mk_off.next = self.crcc.c_mk_off.val();
+        self.prep.b_mk_found.next = self.crcc.c_mk_found.val();
         self.prep.cfg_mulpdu.next = self.cfg.mulpdu.val();
 
         self.check.p_payload.next = self.prep.p_payload.val();
@@ -323,7 +340,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
         self.status.expected.next = self.check.error_expected.val();
         self.status.idle.next = self.align.idle.val()
             & !self.mid.m.tvalid.val()
-            & !self.crcc.c.valid.val()
+            & !self.crcc.c_valid.val()
             & !self.prep.p_valid.val()
             & self.check.idle.val();
         self.counters.fpdus.next = self.check.fpdus.val();

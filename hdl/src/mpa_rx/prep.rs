@@ -5,7 +5,13 @@
 //! and the values `status` would report. The check stage is then left with its output window
 //! (`win = ob | payload << 8o`) and its verdict, starting from registers (issue 26: the path
 //! from the CRC stage's beat register through the Marker removal, the octet count and the
-//! window into `m_data` was the receiver's critical path, 33 logic levels).
+//! window into `m_data` was the receiver's critical path, 33 logic levels). What depends on the
+//! beat's layout alone (the octets after Marker and header, their thermometer, the lanes that
+//! keep their word, the header's ULPDU_Length, the header's and the Marker's offsets, FPDUPTR)
+//! comes from the CRC stage's registers ([`super::crc_check::CrcCheck::c_raw`]); here only
+//! what needs the FPDU's state is left: `min(raw, u)` and its byte mask, the Marker pointer
+//! due, the verdict (the second step: 78.6 MHz at W = 8 had this stage's `n` → octet count →
+//! byte mask as its critical path).
 //!
 //! Stage P sees every beat the check stage takes, in the same order, so its own copies of the
 //! FPDU's state (the ULPDU octets still due, the header's offset, the FPDU's start) are the
@@ -13,7 +19,6 @@
 //! no longer matters.
 
 use super::check::{ERR_LENGTH, ERR_MARKER};
-use super::WordBeatSink;
 use rust_hdl::prelude::*;
 
 /// `D = 8·K` data bits, `K` octets per beat.
@@ -24,11 +29,28 @@ pub struct Prep<const D: usize, const K: usize> {
     pub reset: Signal<In, Bit>,
     pub cfg_mulpdu: Signal<In, Bits<16>>,
     pub cfg_crc: Signal<In, Bit>,
-    /// The CRC stage's beats, with the CRC field and the CRC computed on a last beat (see
+    /// The CRC stage's beats (a [`super::WordBeatSource`] less `n`, which the layout fields
+    /// below replace), with the CRC field and the CRC computed on a last beat (see
     /// [`super::crc_check::CrcCheck`]); compared here, a clock behind the step network.
-    pub b: WordBeatSink<D>,
+    pub b_words: Signal<In, Bits<D>>,
+    pub b_first: Signal<In, Bit>,
+    pub b_last: Signal<In, Bit>,
+    pub b_mk: Signal<In, Bit>,
+    pub b_mkl: Signal<In, Bits<8>>,
+    pub b_base: Signal<In, Bits<32>>,
+    pub b_valid: Signal<In, Bit>,
+    pub b_ready: Signal<Out, Bit>,
     pub b_crc_found: Signal<In, Bits<32>>,
     pub b_crc_calc: Signal<In, Bits<32>>,
+    /// The beat's layout, worked out by the CRC stage from its input registers (see
+    /// [`super::crc_check::CrcCheck::c_raw`]).
+    pub b_raw: Signal<In, Bits<16>>,
+    pub b_raw_keep: Signal<In, Bits<K>>,
+    pub b_lane_keep: Signal<In, Bits<16>>,
+    pub b_len_in: Signal<In, Bits<16>>,
+    pub b_hdr_at: Signal<In, Bits<32>>,
+    pub b_mk_off: Signal<In, Bits<32>>,
+    pub b_mk_found: Signal<In, Bits<16>>,
     /// The prepared beat, registered: `p_payload` the beat's ULPDU octets in octets
     /// `0..p_cnt` (zero above), `p_len` the FPDU's ULPDU_Length, `p_last` the FPDU's last
     /// beat (with `p_crc_bad`), `p_kind` the first length or Marker rule the beat breaks
@@ -63,21 +85,16 @@ pub struct Prep<const D: usize, const K: usize> {
     q_valid: DFF<Bit>,
     // Combinational.
     word_mask: Signal<Local, Bits<D>>,
+    byte_mask: Signal<Local, Bits<D>>,
     nomk: Signal<Local, Bits<D>>,
-    n_pay: Signal<Local, Bits<8>>,
-    hw: Signal<Local, Bits<8>>,
-    len_in: Signal<Local, Bits<16>>,
     len_eff: Signal<Local, Bits<16>>,
     u_eff: Signal<Local, Bits<16>>,
+    short: Signal<Local, Bit>,
     payload: Signal<Local, Bits<D>>,
-    m_raw: Signal<Local, Bits<16>>,
     m_cnt: Signal<Local, Bits<8>>,
+    u_next: Signal<Local, Bits<16>>,
     len_bad: Signal<Local, Bit>,
-    hdr_at: Signal<Local, Bits<32>>,
     hdr_off_eff: Signal<Local, Bits<16>>,
-    mk_off: Signal<Local, Bits<32>>,
-    mk_ptr: Signal<Local, Bits<16>>,
-    found: Signal<Local, Bits<16>>,
     expected: Signal<Local, Bits<16>>,
     mk_bad: Signal<Local, Bit>,
     fstart_eff: Signal<Local, Bits<32>>,
@@ -95,7 +112,14 @@ impl<const D: usize, const K: usize> Default for Prep<D, K> {
             clock: Default::default(),
             reset: Default::default(),
             cfg_mulpdu: Default::default(),
-            b: Default::default(),
+            b_words: Default::default(),
+            b_first: Default::default(),
+            b_last: Default::default(),
+            b_mk: Default::default(),
+            b_mkl: Default::default(),
+            b_base: Default::default(),
+            b_valid: Default::default(),
+            b_ready: Default::default(),
             cfg_crc: Default::default(),
             b_crc_found: Default::default(),
             b_crc_calc: Default::default(),
@@ -125,25 +149,27 @@ impl<const D: usize, const K: usize> Default for Prep<D, K> {
             q_err_exp: Default::default(),
             q_valid: Default::default(),
             word_mask: Default::default(),
+            byte_mask: Default::default(),
             nomk: Default::default(),
-            n_pay: Default::default(),
-            hw: Default::default(),
-            len_in: Default::default(),
             len_eff: Default::default(),
             u_eff: Default::default(),
+            short: Default::default(),
             payload: Default::default(),
-            m_raw: Default::default(),
             m_cnt: Default::default(),
+            u_next: Default::default(),
             len_bad: Default::default(),
-            hdr_at: Default::default(),
             hdr_off_eff: Default::default(),
-            mk_off: Default::default(),
-            mk_ptr: Default::default(),
-            found: Default::default(),
             expected: Default::default(),
             mk_bad: Default::default(),
             fstart_eff: Default::default(),
             kind: Default::default(),
+            b_raw: Default::default(),
+            b_raw_keep: Default::default(),
+            b_lane_keep: Default::default(),
+            b_len_in: Default::default(),
+            b_hdr_at: Default::default(),
+            b_mk_off: Default::default(),
+            b_mk_found: Default::default(),
             c_word_d: Constant::new(0xFFFF_FFFFu64.into()),
             c_byte_d: Constant::new(0xFFu64.into()),
             c_ptr_mask: Constant::new(0xFFFCu64.into()),
@@ -171,104 +197,94 @@ impl<const D: usize, const K: usize> Logic for Prep<D, K> {
         self.p_err_exp.next = self.q_err_exp.q.val();
         self.p_valid.next = self.q_valid.q.val();
         // Advance whenever the output register is empty or being taken.
-        self.b.ready.next = !self.q_valid.q.val() | self.p_ready.val();
+        self.b_ready.next = !self.q_valid.q.val() | self.p_ready.val();
 
-        // The words without the Marker: lanes at and above it move down one.
+        // The words without the Marker: lanes at and above it move down one (which lanes: the
+        // CRC stage's `lane_keep`, a register).
         self.word_mask.next = 0.into();
         for l in 0..(K / 4) {
-            if l.to_bits::<8>() < self.b.mkl.val() {
+            if self.b_lane_keep.val().get_bit(l) {
                 self.word_mask.next = self.word_mask.val() | (self.c_word_d.val() << (l * 32).to_bits::<16>());
             }
         }
-        self.nomk.next = self.b.words.val();
-        self.n_pay.next = self.b.n.val();
-        if self.b.mk.val() {
-            self.nomk.next =
-                (self.b.words.val() & self.word_mask.val()) | ((self.b.words.val() >> 32) & !self.word_mask.val());
-            self.n_pay.next = self.b.n.val() - 1;
-        }
+        self.nomk.next =
+            (self.b_words.val() & self.word_mask.val()) | ((self.b_words.val() >> 32) & !self.word_mask.val());
 
-        // The header (first beat): lane 0 of the Marker-free words.
-        self.hw.next = 0.into();
-        if self.b.mk.val() & (self.b.mkl.val() == 0) {
-            self.hw.next = 1.into();
-        }
-        self.len_in.next = (bit_cast::<16, 8>(self.nomk.val().get_bits::<8>(0)) << 8)
-            | bit_cast::<16, 8>(self.nomk.val().get_bits::<8>(8));
+        // The FPDU's state, or on its first beat the header's.
         self.len_eff.next = self.len_q.q.val();
         self.u_eff.next = self.u.q.val();
         self.payload.next = self.nomk.val();
-        self.m_raw.next = bit_cast::<16, 8>(self.n_pay.val()) << 2;
-        self.hdr_at.next = self.b.base.val() + (bit_cast::<32, 8>(self.hw.val()) << 2);
         self.hdr_off_eff.next = self.hdr_off.q.val();
         self.fstart_eff.next = self.fstart.q.val();
-        if self.b.first.val() {
-            self.len_eff.next = self.len_in.val();
-            self.u_eff.next = self.len_in.val();
+        if self.b_first.val() {
+            self.len_eff.next = self.b_len_in.val();
+            self.u_eff.next = self.b_len_in.val();
             self.payload.next = self.nomk.val() >> 16;
-            self.m_raw.next = (bit_cast::<16, 8>(self.n_pay.val()) << 2) - 2;
-            self.hdr_off_eff.next = bit_cast::<16, 32>(self.hdr_at.val());
-            self.fstart_eff.next = self.b.base.val();
+            self.hdr_off_eff.next = bit_cast::<16, 32>(self.b_hdr_at.val());
+            self.fstart_eff.next = self.b_base.val();
         }
-        // The ULPDU octets of this beat (PAD and CRC clipped away).
-        self.m_cnt.next = bit_cast::<8, 16>(self.m_raw.val());
-        if self.u_eff.val() < self.m_raw.val() {
+        // The ULPDU octets of this beat, `min(raw, u)` (PAD and CRC clipped away): the
+        // comparison and the difference side by side, not one behind the other.
+        self.short.next = self.u_eff.val() < self.b_raw.val();
+        self.m_cnt.next = bit_cast::<8, 16>(self.b_raw.val());
+        self.u_next.next = self.u_eff.val() - self.b_raw.val();
+        if self.short.val() {
             self.m_cnt.next = bit_cast::<8, 16>(self.u_eff.val());
+            self.u_next.next = 0.into();
         }
+        // Octet i is the ULPDU's when i < raw (the CRC stage's thermometer) and i < u.
+        self.byte_mask.next = 0.into();
         for i in 0..K {
-            if self.m_cnt.val() <= i.to_bits::<8>() {
-                self.payload.next = self.payload.val() & !(self.c_byte_d.val() << (i * 8).to_bits::<16>());
+            if self.b_raw_keep.val().get_bit(i) & (i.to_bits::<16>() < self.u_eff.val()) {
+                self.byte_mask.next = self.byte_mask.val() | (self.c_byte_d.val() << (i * 8).to_bits::<16>());
             }
         }
 
         // The length (§4.1 ULPDU_Length, ≤ MULPDU and not 0).
         self.len_bad.next =
-            self.b.first.val() & ((self.len_in.val() == 0) | (self.len_in.val() > self.cfg_mulpdu.val()));
+            self.b_first.val() & ((self.b_len_in.val() == 0) | (self.b_len_in.val() > self.cfg_mulpdu.val()));
 
-        // The Marker: FPDUPTR (octets 2-3, big-endian) back to the header, or 0 before it.
-        self.mk_off.next = self.b.base.val() + (bit_cast::<32, 8>(self.b.mkl.val()) << 2);
-        self.mk_ptr.next =
-            bit_cast::<16, D>(self.b.words.val() >> ((bit_cast::<16, 8>(self.b.mkl.val()) << 5) + 16));
-        self.found.next = (self.mk_ptr.val() << 8) | (self.mk_ptr.val() >> 8);
-        self.expected.next = bit_cast::<16, 32>(self.mk_off.val()) - self.hdr_off_eff.val();
-        if self.b.first.val() & (self.b.mkl.val() == 0) {
+        // The Marker: FPDUPTR back to the header, or 0 before it.
+        self.expected.next = bit_cast::<16, 32>(self.b_mk_off.val()) - self.hdr_off_eff.val();
+        if self.b_first.val() & (self.b_mkl.val() == 0) {
             self.expected.next = 0.into();
         }
-        self.mk_bad.next = self.b.mk.val() & ((self.found.val() & self.c_ptr_mask.val()) != self.expected.val());
+        self.mk_bad.next =
+            self.b_mk.val() & ((self.b_mk_found.val() & self.c_ptr_mask.val()) != self.expected.val());
 
         // The first rule broken in stream order.
         self.kind.next = 0.into();
-        if self.len_bad.val() & !(self.mk_bad.val() & (self.b.mkl.val() == 0)) {
+        if self.len_bad.val() & !(self.mk_bad.val() & (self.b_mkl.val() == 0)) {
             self.kind.next = self.c_err_len.val();
         } else if self.mk_bad.val() {
             self.kind.next = self.c_err_mk.val();
         }
 
-        if self.b.ready.val() {
-            self.q_valid.d.next = self.b.valid.val();
-            if self.b.valid.val() {
-                self.u.d.next = self.u_eff.val() - bit_cast::<16, 8>(self.m_cnt.val());
+        if self.b_ready.val() {
+            self.q_valid.d.next = self.b_valid.val();
+            if self.b_valid.val() {
+                self.u.d.next = self.u_next.val();
                 self.len_q.d.next = self.len_eff.val();
                 self.hdr_off.d.next = self.hdr_off_eff.val();
                 self.fstart.d.next = self.fstart_eff.val();
-                self.q_payload.d.next = self.payload.val();
+                self.q_payload.d.next = self.payload.val() & self.byte_mask.val();
                 self.q_cnt.d.next = self.m_cnt.val();
                 self.q_len.d.next = self.len_eff.val();
-                self.q_last.d.next = self.b.last.val();
+                self.q_last.d.next = self.b_last.val();
                 self.q_crc_bad.d.next =
-                    self.b.last.val() & self.cfg_crc.val() & (self.b_crc_found.val() != self.b_crc_calc.val());
+                    self.b_last.val() & self.cfg_crc.val() & (self.b_crc_found.val() != self.b_crc_calc.val());
                 self.q_kind.d.next = self.kind.val();
                 // What status reports: the length's, the Marker's, or the CRC's values.
                 self.q_err_off.d.next = self.fstart_eff.val();
                 self.q_err_found.d.next = self.b_crc_found.val();
                 self.q_err_exp.d.next = self.b_crc_calc.val();
                 if self.kind.val() == self.c_err_len.val() {
-                    self.q_err_off.d.next = self.hdr_at.val();
-                    self.q_err_found.d.next = bit_cast::<32, 16>(self.len_in.val());
+                    self.q_err_off.d.next = self.b_hdr_at.val();
+                    self.q_err_found.d.next = bit_cast::<32, 16>(self.b_len_in.val());
                     self.q_err_exp.d.next = bit_cast::<32, 16>(self.cfg_mulpdu.val());
                 } else if self.kind.val() == self.c_err_mk.val() {
-                    self.q_err_off.d.next = self.mk_off.val();
-                    self.q_err_found.d.next = bit_cast::<32, 16>(self.found.val());
+                    self.q_err_off.d.next = self.b_mk_off.val();
+                    self.q_err_found.d.next = bit_cast::<32, 16>(self.b_mk_found.val());
                     self.q_err_exp.d.next = bit_cast::<32, 16>(self.expected.val());
                 }
             }
