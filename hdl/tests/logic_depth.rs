@@ -25,7 +25,7 @@ const BUDGETS: &[(&str, usize, &str)] = &[
     ("crc16_w1", 2, "CRC-16/MCRF4XX engine"),
     ("mpa_tx_w4", 11, "ceiling: MPA TX length check and counters (carry chains on the ECP5; 136.5 MHz at W = 8, issue 26)"),
     ("mpa_tx_w8", 11, "ceiling: MPA TX length check and counters (carry chains on the ECP5; 136.5 MHz at W = 8, issue 26)"),
-    ("mpa_rx_w8", 16, "ceiling: MPA RX prep stage (length/Marker arithmetic, carry chains on the ECP5; 78.6 MHz, issue 26)"),
+    ("mpa_rx_w8", 12, "ceiling: MPA RX aligner and check stages (carry chains on the ECP5; see docs/PERFORMANCE.md, issue 26)"),
     ("mctp_tx_w1", 19, "ceiling: MCTP TX not yet pipelined (issue 27)"),
     ("mctp_tx_w4", 24, "ceiling: MCTP TX not yet pipelined (issue 27)"),
     ("mctp_tx_w8", 22, "ceiling: MCTP TX not yet pipelined (issue 27)"),

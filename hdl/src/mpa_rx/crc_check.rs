@@ -28,12 +28,11 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     /// step network (issue 26: `n − 1` → lane compare → step → CRC register was the receiver's
     /// critical path at 94.5 MHz).
     pub b_nt: Signal<In, Bits<18>>,
-    /// The same beats, registered (a [`super::WordBeatSource`] less `n`, which the layout
-    /// fields below replace).
+    /// The same beats, registered (a [`super::WordBeatSource`] less `n` and `mk`, which the
+    /// layout fields below replace).
     pub c_words: Signal<Out, Bits<D>>,
     pub c_first: Signal<Out, Bit>,
     pub c_last: Signal<Out, Bit>,
-    pub c_mk: Signal<Out, Bit>,
     pub c_mkl: Signal<Out, Bits<8>>,
     pub c_base: Signal<Out, Bits<32>>,
     pub c_valid: Signal<Out, Bit>,
@@ -52,7 +51,14 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     /// - `c_len_in`: on a first beat, the ULPDU_Length (octets 0–1 of the Marker-free words,
     ///   big-endian);
     /// - `c_hdr_at`: the stream offset of the header's word, `base + 4` when a Marker leads;
-    /// - `c_mk_off`, `c_mk_found`: the Marker's stream offset and its FPDUPTR (big-endian).
+    /// - `c_mk_off`, `c_mk_found`: the Marker's stream offset and its FPDUPTR (big-endian);
+    /// - `c_mk_exp`, `c_mk_bad`: the FPDUPTR due (back to the FPDU's header, 0 before it) and
+    ///   whether the Marker's differs; `c_len_bad`: a first beat's ULPDU_Length is 0 or over
+    ///   MULPDU. Judged here so that the prep stage's verdict starts from registers (issue 26:
+    ///   `first` → header offset → subtraction → comparison → verdict → status was the
+    ///   receiver's critical path at 112.5 MHz). This stage keeps its own copy of the header's
+    ///   offset, advanced by the beats it passes: the same beats, in the same order, as the
+    ///   prep stage's.
     pub c_raw: Signal<Out, Bits<16>>,
     pub c_raw_keep: Signal<Out, Bits<K>>,
     pub c_lane_keep: Signal<Out, Bits<16>>,
@@ -60,12 +66,16 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     pub c_hdr_at: Signal<Out, Bits<32>>,
     pub c_mk_off: Signal<Out, Bits<32>>,
     pub c_mk_found: Signal<Out, Bits<16>>,
+    pub c_mk_exp: Signal<Out, Bits<16>>,
+    pub c_mk_bad: Signal<Out, Bit>,
+    pub c_len_bad: Signal<Out, Bit>,
+    /// MULPDU (live, as the block's `cfg_mulpdu`).
+    pub cfg_mulpdu: Signal<In, Bits<16>>,
     step: CrcStep<D, K, 32>,
     crc_r: DFF<Bits<32>>,
     q_words: DFF<Bits<D>>,
     q_first: DFF<Bit>,
     q_last: DFF<Bit>,
-    q_mk: DFF<Bit>,
     q_mkl: DFF<Bits<8>>,
     q_base: DFF<Bits<32>>,
     q_found: DFF<Bits<32>>,
@@ -78,6 +88,17 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     q_hdr_at: DFF<Bits<32>>,
     q_mk_off: DFF<Bits<32>>,
     q_mk_found: DFF<Bits<16>>,
+    q_mk_exp: DFF<Bits<16>>,
+    q_mk_bad: DFF<Bit>,
+    q_len_bad: DFF<Bit>,
+    hdr_off: DFF<Bits<16>>,
+    hdr_at: Signal<Local, Bits<32>>,
+    len_in: Signal<Local, Bits<16>>,
+    mk_off: Signal<Local, Bits<32>>,
+    found: Signal<Local, Bits<16>>,
+    hdr_off_eff: Signal<Local, Bits<16>>,
+    expected: Signal<Local, Bits<16>>,
+    c_ptr_mask: Constant<Bits<16>>,
     lead_mk: Signal<Local, Bit>,
     raw: Signal<Local, Bits<16>>,
     raw_keep: Signal<Local, Bits<K>>,
@@ -105,7 +126,6 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             c_words: Default::default(),
             c_first: Default::default(),
             c_last: Default::default(),
-            c_mk: Default::default(),
             c_mkl: Default::default(),
             c_base: Default::default(),
             c_valid: Default::default(),
@@ -118,7 +138,6 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             q_words: Default::default(),
             q_first: Default::default(),
             q_last: Default::default(),
-            q_mk: Default::default(),
             q_mkl: Default::default(),
             q_base: Default::default(),
             q_found: Default::default(),
@@ -131,6 +150,21 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             q_hdr_at: Default::default(),
             q_mk_off: Default::default(),
             q_mk_found: Default::default(),
+            q_mk_exp: Default::default(),
+            q_mk_bad: Default::default(),
+            q_len_bad: Default::default(),
+            hdr_off: Default::default(),
+            hdr_at: Default::default(),
+            len_in: Default::default(),
+            mk_off: Default::default(),
+            found: Default::default(),
+            hdr_off_eff: Default::default(),
+            expected: Default::default(),
+            c_ptr_mask: Constant::new(0xFFFCu64.into()),
+            c_mk_exp: Default::default(),
+            c_mk_bad: Default::default(),
+            c_len_bad: Default::default(),
+            cfg_mulpdu: Default::default(),
             lead_mk: Default::default(),
             raw: Default::default(),
             raw_keep: Default::default(),
@@ -159,13 +193,12 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, crc_r, q_words, q_first, q_last, q_mk, q_mkl, q_base, q_found, q_calc, q_valid, q_raw,
-            q_raw_keep, q_lane_keep, q_len_in, q_hdr_at, q_mk_off, q_mk_found
+            self, clock, crc_r, q_words, q_first, q_last, q_mkl, q_base, q_found, q_calc, q_valid, q_raw,
+            q_raw_keep, q_lane_keep, q_len_in, q_hdr_at, q_mk_off, q_mk_found, q_mk_exp, q_mk_bad, q_len_bad, hdr_off
         );
         self.c_words.next = self.q_words.q.val();
         self.c_first.next = self.q_first.q.val();
         self.c_last.next = self.q_last.q.val();
-        self.c_mk.next = self.q_mk.q.val();
         self.c_mkl.next = self.q_mkl.q.val();
         self.c_base.next = self.q_base.q.val();
         self.c_crc_found.next = self.q_found.q.val();
@@ -178,6 +211,9 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         self.c_hdr_at.next = self.q_hdr_at.q.val();
         self.c_mk_off.next = self.q_mk_off.q.val();
         self.c_mk_found.next = self.q_mk_found.q.val();
+        self.c_mk_exp.next = self.q_mk_exp.q.val();
+        self.c_mk_bad.next = self.q_mk_bad.q.val();
+        self.c_len_bad.next = self.q_len_bad.q.val();
         // Advance whenever the output register is empty or being taken.
         self.b.ready.next = !self.q_valid.q.val() | self.c_ready.val();
 
@@ -239,6 +275,21 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         }
         self.mk_ptr.next =
             bit_cast::<16, D>(self.b.words.val() >> ((bit_cast::<16, 8>(self.b.mkl.val()) << 5) + 16));
+        self.found.next = (self.mk_ptr.val() << 8) | (self.mk_ptr.val() >> 8);
+        self.len_in.next = (self.hdr_word.val() << 8) | (self.hdr_word.val() >> 8);
+        self.hdr_at.next = self.b.base.val();
+        if self.lead_mk.val() {
+            self.hdr_at.next = self.b.base.val() + 4;
+        }
+        self.mk_off.next = self.b.base.val() + (bit_cast::<32, 8>(self.b.mkl.val()) << 2);
+        // The FPDUPTR due: on the first beat the Marker is `4·mkl` octets past the header (0
+        // when it leads), after it `mk_off − hdr_off`.
+        self.hdr_off_eff.next = self.hdr_off.q.val();
+        self.expected.next = bit_cast::<16, 32>(self.mk_off.val()) - self.hdr_off.q.val();
+        if self.b.first.val() {
+            self.hdr_off_eff.next = bit_cast::<16, 32>(self.hdr_at.val());
+            self.expected.next = bit_cast::<16, 8>(self.b.mkl.val()) << 2;
+        }
 
         if self.b.ready.val() {
             self.q_valid.d.next = self.b.valid.val();
@@ -246,17 +297,19 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
                 self.q_raw.d.next = self.raw.val();
                 self.q_raw_keep.d.next = self.raw_keep.val();
                 self.q_lane_keep.d.next = self.lane_keep.val();
-                self.q_len_in.d.next = (self.hdr_word.val() << 8) | (self.hdr_word.val() >> 8);
-                self.q_hdr_at.d.next = self.b.base.val();
-                if self.lead_mk.val() {
-                    self.q_hdr_at.d.next = self.b.base.val() + 4;
-                }
-                self.q_mk_off.d.next = self.b.base.val() + (bit_cast::<32, 8>(self.b.mkl.val()) << 2);
-                self.q_mk_found.d.next = (self.mk_ptr.val() << 8) | (self.mk_ptr.val() >> 8);
+                self.q_len_in.d.next = self.len_in.val();
+                self.q_hdr_at.d.next = self.hdr_at.val();
+                self.q_mk_off.d.next = self.mk_off.val();
+                self.q_mk_found.d.next = self.found.val();
+                self.q_mk_exp.d.next = self.expected.val();
+                self.q_mk_bad.d.next =
+                    self.b.mk.val() & ((self.found.val() & self.c_ptr_mask.val()) != self.expected.val());
+                self.q_len_bad.d.next = self.b.first.val()
+                    & ((self.len_in.val() == 0) | (self.len_in.val() > self.cfg_mulpdu.val()));
+                self.hdr_off.d.next = self.hdr_off_eff.val();
                 self.q_words.d.next = self.b.words.val();
                 self.q_first.d.next = self.b.first.val();
                 self.q_last.d.next = self.b.last.val();
-                self.q_mk.d.next = self.b.mk.val();
                 self.q_mkl.d.next = self.b.mkl.val();
                 self.q_base.d.next = self.b.base.val();
                 self.q_found.d.next = self.crc_word.val();

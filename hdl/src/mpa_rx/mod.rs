@@ -292,11 +292,10 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
         self.crcc.b.base.next = self.mid.m_user.val().get_bits::<32>(10);
         self.crcc.b_nt.next = self.mid.m_user.val().get_bits::<18>(42);
 
-        // CRC stage → prep stage: the beat less `n` (the layout fields replace it).
+        // CRC stage → prep stage: the beat less `n` and `mk` (the layout fields replace them).
         self.prep.b_words.next = self.crcc.c_words.val();
         self.prep.b_first.next = self.crcc.c_first.val();
         self.prep.b_last.next = self.crcc.c_last.val();
-        self.prep.b_mk.next = self.crcc.c_mk.val();
         self.prep.b_mkl.next = self.crcc.c_mkl.val();
         self.prep.b_base.next = self.crcc.c_base.val();
         self.prep.b_valid.next = self.crcc.c_valid.val();
@@ -311,6 +310,10 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
         self.prep.b_hdr_at.next = self.crcc.c_hdr_at.val();
         self.prep.b_mk_off.next = self.crcc.c_mk_off.val();
         self.prep.b_mk_found.next = self.crcc.c_mk_found.val();
+        self.prep.b_mk_exp.next = self.crcc.c_mk_exp.val();
+        self.prep.b_mk_bad.next = self.crcc.c_mk_bad.val();
+        self.prep.b_len_bad.next = self.crcc.c_len_bad.val();
+        self.crcc.cfg_mulpdu.next = self.cfg.mulpdu.val();
         self.prep.cfg_mulpdu.next = self.cfg.mulpdu.val();
 
         self.check.p_payload.next = self.prep.p_payload.val();

@@ -29,13 +29,12 @@ pub struct Prep<const D: usize, const K: usize> {
     pub reset: Signal<In, Bit>,
     pub cfg_mulpdu: Signal<In, Bits<16>>,
     pub cfg_crc: Signal<In, Bit>,
-    /// The CRC stage's beats (a [`super::WordBeatSource`] less `n`, which the layout fields
+    /// The CRC stage's beats (a [`super::WordBeatSource`] less `n` and `mk`, which the layout fields
     /// below replace), with the CRC field and the CRC computed on a last beat (see
     /// [`super::crc_check::CrcCheck`]); compared here, a clock behind the step network.
     pub b_words: Signal<In, Bits<D>>,
     pub b_first: Signal<In, Bit>,
     pub b_last: Signal<In, Bit>,
-    pub b_mk: Signal<In, Bit>,
     pub b_mkl: Signal<In, Bits<8>>,
     pub b_base: Signal<In, Bits<32>>,
     pub b_valid: Signal<In, Bit>,
@@ -51,6 +50,9 @@ pub struct Prep<const D: usize, const K: usize> {
     pub b_hdr_at: Signal<In, Bits<32>>,
     pub b_mk_off: Signal<In, Bits<32>>,
     pub b_mk_found: Signal<In, Bits<16>>,
+    pub b_mk_exp: Signal<In, Bits<16>>,
+    pub b_mk_bad: Signal<In, Bit>,
+    pub b_len_bad: Signal<In, Bit>,
     /// The prepared beat, registered: `p_payload` the beat's ULPDU octets in octets
     /// `0..p_cnt` (zero above), `p_len` the FPDU's ULPDU_Length, `p_last` the FPDU's last
     /// beat (with `p_crc_bad`), `p_kind` the first length or Marker rule the beat breaks
@@ -70,7 +72,6 @@ pub struct Prep<const D: usize, const K: usize> {
     // The FPDU's state, advanced by every beat taken.
     u: DFF<Bits<16>>,
     len_q: DFF<Bits<16>>,
-    hdr_off: DFF<Bits<16>>,
     fstart: DFF<Bits<32>>,
     // The output registers.
     q_payload: DFF<Bits<D>>,
@@ -93,15 +94,10 @@ pub struct Prep<const D: usize, const K: usize> {
     payload: Signal<Local, Bits<D>>,
     m_cnt: Signal<Local, Bits<8>>,
     u_next: Signal<Local, Bits<16>>,
-    len_bad: Signal<Local, Bit>,
-    hdr_off_eff: Signal<Local, Bits<16>>,
-    expected: Signal<Local, Bits<16>>,
-    mk_bad: Signal<Local, Bit>,
     fstart_eff: Signal<Local, Bits<32>>,
     kind: Signal<Local, Bits<2>>,
     c_word_d: Constant<Bits<D>>,
     c_byte_d: Constant<Bits<D>>,
-    c_ptr_mask: Constant<Bits<16>>,
     c_err_mk: Constant<Bits<2>>,
     c_err_len: Constant<Bits<2>>,
 }
@@ -115,7 +111,6 @@ impl<const D: usize, const K: usize> Default for Prep<D, K> {
             b_words: Default::default(),
             b_first: Default::default(),
             b_last: Default::default(),
-            b_mk: Default::default(),
             b_mkl: Default::default(),
             b_base: Default::default(),
             b_valid: Default::default(),
@@ -136,7 +131,6 @@ impl<const D: usize, const K: usize> Default for Prep<D, K> {
             p_ready: Default::default(),
             u: Default::default(),
             len_q: Default::default(),
-            hdr_off: Default::default(),
             fstart: Default::default(),
             q_payload: Default::default(),
             q_cnt: Default::default(),
@@ -157,10 +151,6 @@ impl<const D: usize, const K: usize> Default for Prep<D, K> {
             payload: Default::default(),
             m_cnt: Default::default(),
             u_next: Default::default(),
-            len_bad: Default::default(),
-            hdr_off_eff: Default::default(),
-            expected: Default::default(),
-            mk_bad: Default::default(),
             fstart_eff: Default::default(),
             kind: Default::default(),
             b_raw: Default::default(),
@@ -170,9 +160,11 @@ impl<const D: usize, const K: usize> Default for Prep<D, K> {
             b_hdr_at: Default::default(),
             b_mk_off: Default::default(),
             b_mk_found: Default::default(),
+            b_mk_exp: Default::default(),
+            b_mk_bad: Default::default(),
+            b_len_bad: Default::default(),
             c_word_d: Constant::new(0xFFFF_FFFFu64.into()),
             c_byte_d: Constant::new(0xFFu64.into()),
-            c_ptr_mask: Constant::new(0xFFFCu64.into()),
             c_err_mk: Constant::new(ERR_MARKER.into()),
             c_err_len: Constant::new(ERR_LENGTH.into()),
         }
@@ -183,7 +175,7 @@ impl<const D: usize, const K: usize> Logic for Prep<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, u, len_q, hdr_off, fstart, q_payload, q_cnt, q_len, q_last, q_crc_bad, q_kind, q_err_off,
+            self, clock, u, len_q, fstart, q_payload, q_cnt, q_len, q_last, q_crc_bad, q_kind, q_err_off,
             q_err_found, q_err_exp, q_valid
         );
         self.p_payload.next = self.q_payload.q.val();
@@ -214,13 +206,11 @@ impl<const D: usize, const K: usize> Logic for Prep<D, K> {
         self.len_eff.next = self.len_q.q.val();
         self.u_eff.next = self.u.q.val();
         self.payload.next = self.nomk.val();
-        self.hdr_off_eff.next = self.hdr_off.q.val();
         self.fstart_eff.next = self.fstart.q.val();
         if self.b_first.val() {
             self.len_eff.next = self.b_len_in.val();
             self.u_eff.next = self.b_len_in.val();
             self.payload.next = self.nomk.val() >> 16;
-            self.hdr_off_eff.next = bit_cast::<16, 32>(self.b_hdr_at.val());
             self.fstart_eff.next = self.b_base.val();
         }
         // The ULPDU octets of this beat, `min(raw, u)` (PAD and CRC clipped away): the
@@ -240,23 +230,13 @@ impl<const D: usize, const K: usize> Logic for Prep<D, K> {
             }
         }
 
-        // The length (§4.1 ULPDU_Length, ≤ MULPDU and not 0).
-        self.len_bad.next =
-            self.b_first.val() & ((self.b_len_in.val() == 0) | (self.b_len_in.val() > self.cfg_mulpdu.val()));
-
-        // The Marker: FPDUPTR back to the header, or 0 before it.
-        self.expected.next = bit_cast::<16, 32>(self.b_mk_off.val()) - self.hdr_off_eff.val();
-        if self.b_first.val() & (self.b_mkl.val() == 0) {
-            self.expected.next = 0.into();
-        }
-        self.mk_bad.next =
-            self.b_mk.val() & ((self.b_mk_found.val() & self.c_ptr_mask.val()) != self.expected.val());
-
+        // The length (§4.1 ULPDU_Length, ≤ MULPDU and not 0) and the Marker (FPDUPTR back to
+        // the header) were judged by the CRC stage (`b_len_bad`, `b_mk_bad`).
         // The first rule broken in stream order.
         self.kind.next = 0.into();
-        if self.len_bad.val() & !(self.mk_bad.val() & (self.b_mkl.val() == 0)) {
+        if self.b_len_bad.val() & !(self.b_mk_bad.val() & (self.b_mkl.val() == 0)) {
             self.kind.next = self.c_err_len.val();
-        } else if self.mk_bad.val() {
+        } else if self.b_mk_bad.val() {
             self.kind.next = self.c_err_mk.val();
         }
 
@@ -265,7 +245,6 @@ impl<const D: usize, const K: usize> Logic for Prep<D, K> {
             if self.b_valid.val() {
                 self.u.d.next = self.u_next.val();
                 self.len_q.d.next = self.len_eff.val();
-                self.hdr_off.d.next = self.hdr_off_eff.val();
                 self.fstart.d.next = self.fstart_eff.val();
                 self.q_payload.d.next = self.payload.val() & self.byte_mask.val();
                 self.q_cnt.d.next = self.m_cnt.val();
@@ -285,7 +264,7 @@ impl<const D: usize, const K: usize> Logic for Prep<D, K> {
                 } else if self.kind.val() == self.c_err_mk.val() {
                     self.q_err_off.d.next = self.b_mk_off.val();
                     self.q_err_found.d.next = bit_cast::<32, 16>(self.b_mk_found.val());
-                    self.q_err_exp.d.next = bit_cast::<32, 16>(self.expected.val());
+                    self.q_err_exp.d.next = bit_cast::<32, 16>(self.b_mk_exp.val());
                 }
             }
         }
