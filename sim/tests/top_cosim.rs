@@ -451,40 +451,65 @@ fn spoiled_stream(rng: &mut rand::rngs::StdRng, round: usize, max_ulpdus: usize)
 /// random segmentations through the MPA RX pipe give the same ULPDUs, `m_len` checked on each;
 /// `mctp_receive` equals `SoftwareOffload`'s on random MCTP traffic with faults (raw and SMBus,
 /// MIC on and off); both inputs' FIFOs overflow-free with streams longer than them.
+/// RFC 5044 Figures 5 and 6 through a `TopOffload` (a Verilated top, or the board core over
+/// FrontPanel): each deframes to its ULPDU, and with a bit flipped ends in a CRC error as the
+/// software's does.
+fn deframes_rfc5044_figures<T: offload_driver::registers::RegisterBus + TopStreams>(hw: &mut TopOffload<T>, what: &str) {
+    use offload_driver::Deframed;
+    for (offset, stream, ulpdu) in offload_hdl::testbench::rfc5044_figure_streams() {
+        let d = hw.mpa_deframe(&FramingConfig::default(), offset, &stream).unwrap();
+        assert_eq!(d, Deframed { ulpdus: vec![ulpdu], end: Ok(()) }, "{what} figure at {offset:#x}");
+        let mut bad = stream.clone();
+        bad[51] ^= 0x80;
+        let d = hw.mpa_deframe(&FramingConfig::default(), offset, &bad).unwrap();
+        assert_eq!(d, SoftwareOffload.mpa_deframe(&FramingConfig::default(), offset, &bad).unwrap(), "{what}");
+        assert!(matches!(d.end, Err(MpaError::BadCrc { .. })), "{what}: {:?}", d.end);
+    }
+}
+
+/// How a deframed stream ended, as an index: good, truncated, CRC, Marker, length.
+fn end_kind(end: &Result<(), MpaError>, what: &str) -> usize {
+    match end {
+        Ok(()) => 0,
+        Err(MpaError::Truncated { .. }) => 1,
+        Err(MpaError::BadCrc { .. }) => 2,
+        Err(MpaError::BadMarker { .. }) => 3,
+        Err(MpaError::BadLength { .. }) => 4,
+        Err(e) => panic!("{what}: software ended with {e}"),
+    }
+}
+
+/// Eight random ULPDUs framed from a random offset, Markers every other round: the
+/// configuration, the offset, the ULPDUs and the stream.
+fn framed_ulpdus(rng: &mut rand::rngs::StdRng, round: usize) -> (FramingConfig, u64, Vec<Vec<u8>>, Vec<u8>) {
+    let cfg = FramingConfig { markers: round % 2 == 0, crc: true, mulpdu: 1442 };
+    let start = 4 * rng.gen_range(0..4000);
+    let ulpdus: Vec<Vec<u8>> = (0..8).map(|_| (0..rng.gen_range(1..=1442)).map(|_| rng.gen()).collect()).collect();
+    let mut framer = offload_driver::mpa::Framer::new(cfg, start).unwrap();
+    let mut stream = Vec::new();
+    for u in &ulpdus {
+        framer.frame(u, &mut stream).unwrap();
+    }
+    (cfg, start, ulpdus, stream)
+}
+
 #[test]
 fn board_core_receive_paths_over_frontpanel() {
     use offload_driver::ok::OkTransport;
-    use offload_driver::Deframed;
     use offload_hdl::test_support::{random_rx_frames, rx_oversize, RxSetup};
-    use offload_hdl::testbench::{random_segments, rfc5044_figure_streams};
+    use offload_hdl::testbench::random_segments;
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x7010_5044);
     let t = OkTransport::new(offload_sim::verilated_board().unwrap_or_else(|e| panic!("{e}"))).unwrap();
     let mut hw = TopOffload::open(t, "ok-sim").unwrap();
     let mut sw = SoftwareOffload;
-    let cfg = FramingConfig::default();
-    for (offset, stream, ulpdu) in rfc5044_figure_streams() {
-        let d = hw.mpa_deframe(&cfg, offset, &stream).unwrap();
-        assert_eq!(d, Deframed { ulpdus: vec![ulpdu], end: Ok(()) }, "figure at {offset:#x}");
-        let mut bad = stream.clone();
-        bad[51] ^= 0x80;
-        let d = hw.mpa_deframe(&cfg, offset, &bad).unwrap();
-        assert_eq!(d, sw.mpa_deframe(&cfg, offset, &bad).unwrap());
-        assert!(matches!(d.end, Err(MpaError::BadCrc { .. })), "{:?}", d.end);
-    }
+    deframes_rfc5044_figures(&mut hw, "board");
     let mut ends = [0usize; 5];
     for round in 0..30 {
         let (cfg, start, stream) = spoiled_stream(&mut rng, round, 8);
         let want = sw.mpa_deframe(&cfg, start, &stream).unwrap();
         let got = hw.mpa_deframe(&cfg, start, &stream).unwrap_or_else(|e| panic!("round {round}: {e}"));
         assert_eq!(got, want, "round {round} ({cfg:?} at {start:#x})");
-        let kind = match &want.end {
-            Ok(()) => 0,
-            Err(MpaError::Truncated { .. }) => 1,
-            Err(MpaError::BadCrc { .. }) => 2,
-            Err(MpaError::BadMarker { .. }) => 3,
-            Err(MpaError::BadLength { .. }) => 4,
-            Err(e) => panic!("round {round}: software ended with {e}"),
-        };
+        let kind = end_kind(&want.end, &format!("round {round}"));
         ends[kind] += 1;
         let c = hw.regs().counters().unwrap();
         assert_eq!(
@@ -496,15 +521,7 @@ fn board_core_receive_paths_over_frontpanel() {
     assert!(ends.iter().all(|&n| n > 0), "stream ends {ends:?}");
     // Any segmentation gives the same frames; the input FIFO (1024 words) is refilled.
     for round in 0..6 {
-        use offload_driver::mpa::Framer;
-        let cfg = FramingConfig { markers: round % 2 == 0, crc: true, mulpdu: 1442 };
-        let start = 4 * rng.gen_range(0..4000);
-        let ulpdus: Vec<Vec<u8>> = (0..8).map(|_| (0..rng.gen_range(1..=1442)).map(|_| rng.gen()).collect()).collect();
-        let mut framer = Framer::new(cfg, start).unwrap();
-        let mut stream = Vec::new();
-        for u in &ulpdus {
-            framer.frame(u, &mut stream).unwrap();
-        }
+        let (cfg, start, ulpdus, stream) = framed_ulpdus(&mut rng, round);
         let segments = random_segments(&mut rng, &stream, [3, 64, 700][round % 3]);
         let regs = hw.regs();
         regs.configure_mpa_rx(&cfg, start).unwrap();
@@ -609,24 +626,13 @@ fn mctp_rx_through_the_top() {
 /// through `stream_mpa_rx` itself; the software deframer's refusals.
 #[test]
 fn mpa_rx_through_the_top() {
-    use offload_driver::mpa::Framer;
-    use offload_driver::Deframed;
-    use offload_hdl::testbench::{random_segments, rfc5044_figure_streams};
+    use offload_hdl::testbench::random_segments;
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x5044);
     for (name, _) in TOPS {
         let top = offload_sim::verilated_top(name).unwrap_or_else(|e| panic!("{e}"));
         let mut hw = TopOffload::open(top, "sim-top").unwrap();
         let mut sw = SoftwareOffload;
-        let cfg = FramingConfig::default();
-        for (offset, stream, ulpdu) in rfc5044_figure_streams() {
-            let d = hw.mpa_deframe(&cfg, offset, &stream).unwrap();
-            assert_eq!(d, Deframed { ulpdus: vec![ulpdu], end: Ok(()) }, "{name} figure at {offset:#x}");
-            let mut bad = stream.clone();
-            bad[51] ^= 0x80;
-            let d = hw.mpa_deframe(&cfg, offset, &bad).unwrap();
-            assert_eq!(d, sw.mpa_deframe(&cfg, offset, &bad).unwrap(), "{name}");
-            assert!(matches!(d.end, Err(MpaError::BadCrc { .. })), "{name}: {:?}", d.end);
-        }
+        deframes_rfc5044_figures(&mut hw, name);
         // Random streams; how each ended: good, truncated, CRC, Marker, length.
         let mut ends = [0usize; 5];
         for round in 0..48 {
@@ -638,14 +644,7 @@ fn mpa_rx_through_the_top() {
             // The registers say the same.
             let st = hw.regs().mpa_rx_status().unwrap();
             let c = hw.regs().counters().unwrap();
-            let kind = match &want.end {
-                Ok(()) => 0,
-                Err(MpaError::Truncated { .. }) => 1,
-                Err(MpaError::BadCrc { .. }) => 2,
-                Err(MpaError::BadMarker { .. }) => 3,
-                Err(MpaError::BadLength { .. }) => 4,
-                Err(e) => panic!("{name} round {round}: software ended with {e}"),
-            };
+            let kind = end_kind(&want.end, &format!("{name} round {round}"));
             ends[kind] += 1;
             assert_eq!(st.error, [0, 0, 1, 2, 3][kind], "{name} round {round}: {st:?}");
             assert_eq!(st.error(start), want.end.clone().err().filter(|_| kind >= 2), "{name} round {round}");
@@ -662,15 +661,7 @@ fn mpa_rx_through_the_top() {
         assert!(ends.iter().all(|&n| n > 0), "{name}: stream ends {ends:?}");
         // Any segmentation gives the same frames.
         for round in 0..6 {
-            let cfg = FramingConfig { markers: round % 2 == 0, crc: true, mulpdu: 1442 };
-            let start = 4 * rng.gen_range(0..4000);
-            let ulpdus: Vec<Vec<u8>> =
-                (0..8).map(|_| (0..rng.gen_range(1..=1442)).map(|_| rng.gen()).collect()).collect();
-            let mut framer = Framer::new(cfg, start).unwrap();
-            let mut stream = Vec::new();
-            for u in &ulpdus {
-                framer.frame(u, &mut stream).unwrap();
-            }
+            let (cfg, start, ulpdus, stream) = framed_ulpdus(&mut rng, round);
             let segments = random_segments(&mut rng, &stream, [3, 64, 700][round % 3]);
             let regs = hw.regs();
             regs.configure_mpa_rx(&cfg, start).unwrap();
@@ -682,9 +673,9 @@ fn mpa_rx_through_the_top() {
             assert!(regs.mpa_rx_status().unwrap().idle);
         }
         // The software deframer's refusals, before the hardware.
-        let e = hw.mpa_deframe(&FramingConfig { mulpdu: 0, ..cfg }, 0, &[]).unwrap_err();
+        let e = hw.mpa_deframe(&FramingConfig { mulpdu: 0, ..FramingConfig::default() }, 0, &[]).unwrap_err();
         assert!(matches!(e, OffloadError::Mpa(MpaError::Mulpdu(0))), "{e}");
-        let e = hw.mpa_deframe(&cfg, 6, &[0; 8]).unwrap_err();
+        let e = hw.mpa_deframe(&FramingConfig::default(), 6, &[0; 8]).unwrap_err();
         assert!(matches!(e, OffloadError::Mpa(MpaError::MisalignedOffset(6))), "{e}");
     }
 }
