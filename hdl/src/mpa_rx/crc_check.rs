@@ -13,6 +13,7 @@
 use super::WordBeatSink;
 use crate::crc::CrcStep;
 use offload_driver::crc::CrcKind;
+use offload_driver::mpa::{FPDUPTR_MASK, MARKER_LEN};
 use rust_hdl::prelude::*;
 
 /// `D = 8·K` data bits, `K` octets per beat.
@@ -99,6 +100,7 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     hdr_off_eff: Signal<Local, Bits<16>>,
     expected: Signal<Local, Bits<16>>,
     c_ptr_mask: Constant<Bits<16>>,
+    c_marker_len: Constant<Bits<32>>,
     lead_mk: Signal<Local, Bit>,
     raw: Signal<Local, Bits<16>>,
     raw_keep: Signal<Local, Bits<K>>,
@@ -160,7 +162,8 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             found: Default::default(),
             hdr_off_eff: Default::default(),
             expected: Default::default(),
-            c_ptr_mask: Constant::new(0xFFFCu64.into()),
+            c_ptr_mask: Constant::new((FPDUPTR_MASK as u64).into()),
+            c_marker_len: Constant::new((MARKER_LEN as u64).into()),
             c_mk_exp: Default::default(),
             c_mk_bad: Default::default(),
             c_len_bad: Default::default(),
@@ -279,7 +282,7 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         self.len_in.next = (self.hdr_word.val() << 8) | (self.hdr_word.val() >> 8);
         self.hdr_at.next = self.b.base.val();
         if self.lead_mk.val() {
-            self.hdr_at.next = self.b.base.val() + 4;
+            self.hdr_at.next = self.b.base.val() + self.c_marker_len.val();
         }
         self.mk_off.next = self.b.base.val() + (bit_cast::<32, 8>(self.b.mkl.val()) << 2);
         // The FPDUPTR due: on the first beat the Marker is `4·mkl` octets past the header (0

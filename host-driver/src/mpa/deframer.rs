@@ -7,7 +7,7 @@
 //! the connection to end. Memory stays bounded by MULPDU whatever the input.
 
 use super::{
-    pad_len, FramingConfig, MpaError, CRC_LEN, HEADER_LEN, MARKER_INTERVAL, MARKER_LEN, MAX_ULPDU,
+    pad_len, FramingConfig, MpaError, CRC_LEN, HEADER_LEN, FPDUPTR_MASK, MARKER_INTERVAL, MARKER_LEN, MAX_ULPDU,
 };
 use crate::crc::Crc32c;
 
@@ -232,7 +232,7 @@ impl Deframer {
             // back to the ULPDU_Length field. The low two bits count as zero (§4.2).
             let expected = self.header_pos.map(|h| (at - h) as u16).unwrap_or(0);
             let found = u16::from_be_bytes([self.marker[2], self.marker[3]]);
-            if found & !3 != expected {
+            if found & FPDUPTR_MASK != expected {
                 return Err(MpaError::BadMarker { offset: at, expected, found });
             }
         }

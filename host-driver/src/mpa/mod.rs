@@ -25,6 +25,9 @@ pub use framer::Framer;
 pub const MARKER_INTERVAL: u64 = 512;
 /// A Marker: 16-bit reserved, 16-bit FPDUPTR (§4.2).
 pub const MARKER_LEN: usize = 4;
+/// The FPDUPTR bits a Marker check compares: the low two bits count as zero (§4.2). The
+/// deframer and the MPA RX hardware (`offload_hdl::mpa_rx`) both mask with it.
+pub const FPDUPTR_MASK: u16 = !3;
 /// The ULPDU_Length field (§4.1).
 pub const HEADER_LEN: usize = 2;
 /// The CRC field (§4.1); present even when CRCs are off.
