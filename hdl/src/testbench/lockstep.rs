@@ -24,8 +24,6 @@ pub struct Lockstep<A: ClockedModel, B: ClockedModel> {
     /// `A`'s port id → `B`'s.
     map: Vec<PortId>,
     outputs: Vec<PortId>,
-    /// Outputs compared only while another output (their `tvalid`) is high in `A`.
-    qualified: Vec<(PortId, PortId)>,
     compared: u64,
     first: Option<Mismatch>,
 }
@@ -48,20 +46,7 @@ impl<A: ClockedModel, B: ClockedModel> Lockstep<A, B> {
                 outputs.push(PortId(i));
             }
         }
-        Ok(Lockstep { a, b, map, outputs, qualified: Vec::new(), compared: 0, first: None })
-    }
-
-    /// Compares `port` only on cycles where the output `valid` is high (AXI-Stream: `tdata`,
-    /// `tkeep`, `tlast` and side channels mean nothing while `tvalid` is low). For blocks whose
-    /// two models are not one description (the MCTP blocks still pair a Rust model with Verilog
-    /// text) and so may leave different don't-care values on an idle bus.
-    pub fn dont_care_unless(&mut self, port: &str, valid: &str) -> Result<(), BenchError> {
-        let find = |n: &str| {
-            self.a.port_id(n).filter(|p| self.outputs.contains(p)).ok_or_else(|| BenchError::Port(format!("no output `{n}`")))
-        };
-        let (p, v) = (find(port)?, find(valid)?);
-        self.qualified.push((p, v));
-        Ok(())
+        Ok(Lockstep { a, b, map, outputs, compared: 0, first: None })
     }
 
     /// The first difference seen, if any.
@@ -93,9 +78,6 @@ impl<A: ClockedModel, B: ClockedModel> Lockstep<A, B> {
             return;
         }
         for &p in &self.outputs {
-            if self.qualified.iter().any(|&(q, v)| q == p && self.a.get(v) == 0 && self.b.get(self.map[v.0]) == 0) {
-                continue;
-            }
             let (name, _, width) = self.a.port_info(p);
             let n = width.div_ceil(8);
             let (mut x, mut y) = (vec![0u8; n], vec![0u8; n]);

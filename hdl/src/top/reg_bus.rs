@@ -9,9 +9,10 @@
 //! Timing: a write is requested by `wr_en` with `wr_addr/data/strb` and takes effect at the
 //! edge that raises `wr_ack` for one clock; a read is requested by `rd_en` with `rd_addr`, and
 //! `rd_data` is valid while `rd_ack` is high. The requester holds `en` until it sees `ack`.
-//! `wr_wait`/`rd_wait` are Corundum's "access in progress, hold on" outputs: every access here
-//! completes in one clock, so they are always 0, and present so that a Corundum application
-//! block connects port for port.
+//! `wr_wait`/`rd_wait` are Corundum's "access in progress, hold on" outputs, present so that a
+//! Corundum application block connects port for port: the register block acknowledges a write
+//! the clock after its request (`wr_wait` always 0) and a read two clocks after, with `rd_wait`
+//! high in the clock between (see [`super::regs`]).
 
 use rust_hdl::prelude::*;
 

@@ -16,10 +16,14 @@
 //! pre-edge values, as the Verilog does.
 //!
 //! # Bus timing
-//! Corundum's `reg_*` interface ([`super::reg_bus`]): each access is acknowledged one clock
-//! after it is requested, for one clock; an `en` still high in the ack cycle is not a new
-//! access; a read and a write may run in the same clock; unmapped addresses read 0 and ignore
-//! writes, as do read-only registers.
+//! Corundum's `reg_*` interface ([`super::reg_bus`]): a write is acknowledged one clock after
+//! it is requested, a read two clocks after (its word is decoded one-hot in the request's
+//! clock and the value selected in the next, so that the 48-register multiplexer is not behind
+//! the address compare: the block runs above 200 MHz on an ECP5, docs/PERFORMANCE.md), each for
+//! one clock. A read returns the value the register holds in the clock after the request
+//! (`rd_wait` is high then). An `en` still high until the ack is not a new access; a read and a
+//! write may run in the same clock; unmapped addresses read 0 and ignore writes, as do
+//! read-only registers.
 
 use super::reg_bus::{RegBus, StreamTap};
 use crate::mctp_rx::{MctpRxConfigSource, MctpRxCountersSink};
@@ -29,10 +33,12 @@ use crate::mpa_tx::{MpaTxConfigSource, MpaTxCountersSink};
 use offload_driver::regmap::{self as map, Access, MAP, MAP_VERSION, MCTP_RX_COUNTERS};
 use rust_hdl::prelude::*;
 
-/// A register's word address (`offset / 4`), by name.
-fn word(name: &str) -> Constant<Bits<6>> {
+/// A register's word (`offset / 4`), by name, as a one-hot mask of the window's 64 words: an
+/// access is decoded once into a one-hot vector ([`RegBlock`]'s `wr_hot`, `rd_hot`), and each
+/// register then needs one AND term, not a 6-bit compare.
+fn word(name: &str) -> Constant<Bits<64>> {
     let r = register(name);
-    Constant::new(((r.offset / 4) as u64).into())
+    Constant::new((1u64 << (r.offset / 4)).into())
 }
 
 fn register(name: &str) -> &'static map::Register {
@@ -223,10 +229,17 @@ pub struct RegBlock {
     wr_ack: DFF<Bit>,
     rd_ack: DFF<Bit>,
     rd_data: DFF<Bits<32>>,
+    /// A read is in its second clock: `rd_hot` holds its word, `rd_data` takes the value.
+    rd_p: DFF<Bit>,
+    /// The read's word, decoded one-hot in the request's clock (the multiplexer then needs no
+    /// address compare: [`word`]).
+    rd_hot: DFF<Bits<64>>,
     wr_go: Signal<Local, Bit>,
     rd_go: Signal<Local, Bit>,
     wr_word: Signal<Local, Bits<6>>,
     rd_word: Signal<Local, Bits<6>>,
+    wr_hot: Signal<Local, Bits<64>>,
+    k_one: Constant<Bits<64>>,
     strb_mask: Signal<Local, Bits<32>>,
     rd_mux: Signal<Local, Bits<32>>,
     /// `MPA_RX_STATUS` as read: the error code and the idle bit.
@@ -238,37 +251,37 @@ pub struct RegBlock {
     k_id: Constant<Bits<32>>,
     k_version: Constant<Bits<32>>,
     // Word addresses.
-    a_control: Constant<Bits<6>>,
-    a_scratch: Constant<Bits<6>>,
-    a_mpa_config: Constant<Bits<6>>,
-    a_mpa_mulpdu: Constant<Bits<6>>,
-    a_mpa_offset: Constant<Bits<6>>,
-    a_mctp_eids: Constant<Bits<6>>,
-    a_mctp_flags: Constant<Bits<6>>,
-    a_mctp_mtu: Constant<Bits<6>>,
-    a_mctp_smbus: Constant<Bits<6>>,
-    a_mctp_rx_config: Constant<Bits<6>>,
-    a_mctp_rx_max_len: Constant<Bits<6>>,
-    a_id: Constant<Bits<6>>,
-    a_version: Constant<Bits<6>>,
-    a_mpa_ulpdus_in: Constant<Bits<6>>,
-    a_mpa_fpdus: Constant<Bits<6>>,
-    a_mpa_drop_zero_len: Constant<Bits<6>>,
-    a_mpa_drop_over_mulpdu: Constant<Bits<6>>,
-    a_mpa_dropped: Constant<Bits<6>>,
-    a_mctp_messages_in: Constant<Bits<6>>,
-    a_mctp_packets: Constant<Bits<6>>,
-    a_mctp_messages: Constant<Bits<6>>,
-    a_mctp_dropped: Constant<Bits<6>>,
-    a_mctp_len_errors: Constant<Bits<6>>,
-    a_mctp_rx_frames_in: Constant<Bits<6>>,
+    a_control: Constant<Bits<64>>,
+    a_scratch: Constant<Bits<64>>,
+    a_mpa_config: Constant<Bits<64>>,
+    a_mpa_mulpdu: Constant<Bits<64>>,
+    a_mpa_offset: Constant<Bits<64>>,
+    a_mctp_eids: Constant<Bits<64>>,
+    a_mctp_flags: Constant<Bits<64>>,
+    a_mctp_mtu: Constant<Bits<64>>,
+    a_mctp_smbus: Constant<Bits<64>>,
+    a_mctp_rx_config: Constant<Bits<64>>,
+    a_mctp_rx_max_len: Constant<Bits<64>>,
+    a_id: Constant<Bits<64>>,
+    a_version: Constant<Bits<64>>,
+    a_mpa_ulpdus_in: Constant<Bits<64>>,
+    a_mpa_fpdus: Constant<Bits<64>>,
+    a_mpa_drop_zero_len: Constant<Bits<64>>,
+    a_mpa_drop_over_mulpdu: Constant<Bits<64>>,
+    a_mpa_dropped: Constant<Bits<64>>,
+    a_mctp_messages_in: Constant<Bits<64>>,
+    a_mctp_packets: Constant<Bits<64>>,
+    a_mctp_messages: Constant<Bits<64>>,
+    a_mctp_dropped: Constant<Bits<64>>,
+    a_mctp_len_errors: Constant<Bits<64>>,
+    a_mctp_rx_frames_in: Constant<Bits<64>>,
     /// The MCTP RX counters' words, in `MCTP_RX_COUNTERS` order.
-    a_rx: [Constant<Bits<6>>; 12],
-    a_mpa_rx_config: Constant<Bits<6>>,
-    a_mpa_rx_mulpdu: Constant<Bits<6>>,
-    a_mpa_rx_offset: Constant<Bits<6>>,
+    a_rx: [Constant<Bits<64>>; 12],
+    a_mpa_rx_config: Constant<Bits<64>>,
+    a_mpa_rx_mulpdu: Constant<Bits<64>>,
+    a_mpa_rx_offset: Constant<Bits<64>>,
     /// The MPA RX status and counter words, in `MPA_RX_RO` order.
-    a_mpa_rx: [Constant<Bits<6>>; 9],
+    a_mpa_rx: [Constant<Bits<64>>; 9],
 }
 
 impl RegBlock {
@@ -362,10 +375,14 @@ impl RegBlock {
             wr_ack: Default::default(),
             rd_ack: Default::default(),
             rd_data: Default::default(),
+            rd_p: Default::default(),
+            rd_hot: Default::default(),
             wr_go: Default::default(),
             rd_go: Default::default(),
             wr_word: Default::default(),
             rd_word: Default::default(),
+            wr_hot: Default::default(),
+            k_one: Constant::new(1u64.into()),
             strb_mask: Default::default(),
             rd_mux: Default::default(),
             mpa_rx_status_word: Default::default(),
@@ -415,7 +432,7 @@ impl Logic for RegBlock {
             r_mpa_rx_mulpdu, r_mpa_rx_offset, mpa_first, reset_regs);
         dff_setup!(
             self, clock, c_mpa_ulpdus_in, c_mpa_drop_zero_len, c_mpa_drop_over_mulpdu, c_mctp_messages_in,
-            c_mctp_rx_frames_in, c_mpa_rx_segments_in, wr_ack, rd_ack, rd_data
+            c_mctp_rx_frames_in, c_mpa_rx_segments_in, wr_ack, rd_ack, rd_data, rd_p, rd_hot
         );
         self.r_control.d.next = self.r_control.q.val();
         self.r_scratch.d.next = self.r_scratch.q.val();
@@ -433,11 +450,16 @@ impl Logic for RegBlock {
         self.r_mpa_rx_offset.d.next = self.r_mpa_rx_offset.q.val();
         self.mpa_first.d.next = self.mpa_first.q.val();
 
-        // The bus: one access per request, acknowledged the clock after it.
+        // The bus: one access per request. A write is acknowledged the clock after it; a read
+        // decodes its word in the request's clock and selects the value in the next, so it is
+        // acknowledged two clocks after it (the multiplexer is not behind the address compare).
         self.wr_go.next = self.reg_bus.wr_en.val() & !self.wr_ack.q.val();
-        self.rd_go.next = self.reg_bus.rd_en.val() & !self.rd_ack.q.val();
+        self.rd_go.next = self.reg_bus.rd_en.val() & !self.rd_p.q.val() & !self.rd_ack.q.val();
         self.wr_word.next = self.reg_bus.wr_addr.val().get_bits::<6>(2);
         self.rd_word.next = self.reg_bus.rd_addr.val().get_bits::<6>(2);
+        self.wr_hot.next = self.k_one.val() << self.wr_word.val();
+        self.rd_hot.d.next = self.k_one.val() << self.rd_word.val();
+        self.rd_p.d.next = self.rd_go.val();
         self.unused_addr_low.next = self.reg_bus.wr_addr.val().get_bits::<2>(0) | self.reg_bus.rd_addr.val().get_bits::<2>(0);
         self.strb_mask.next = 0.into();
         for b in 0..4 {
@@ -446,56 +468,57 @@ impl Logic for RegBlock {
             }
         }
         self.wr_ack.d.next = self.wr_go.val();
-        self.rd_ack.d.next = self.rd_go.val();
+        self.rd_ack.d.next = self.rd_p.q.val();
         self.rd_data.d.next = 0.into();
         self.reg_bus.wr_ack.next = self.wr_ack.q.val();
         self.reg_bus.rd_ack.next = self.rd_ack.q.val();
         self.reg_bus.rd_data.next = self.rd_data.q.val();
         self.reg_bus.wr_wait.next = false;
-        self.reg_bus.rd_wait.next = false;
+        // Corundum's "access in progress": the read's second clock.
+        self.reg_bus.rd_wait.next = self.rd_p.q.val();
 
         // Writes: the strobed bytes, then the register's mask.
         if self.wr_go.val() {
-            if self.wr_word.val() == self.a_control.val() {
+            if (self.wr_hot.val() & self.a_control.val()) != 0 {
                 self.r_control.d.next = ((self.r_control.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_control.val();
             }
-            if self.wr_word.val() == self.a_scratch.val() {
+            if (self.wr_hot.val() & self.a_scratch.val()) != 0 {
                 self.r_scratch.d.next = ((self.r_scratch.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_scratch.val();
             }
-            if self.wr_word.val() == self.a_mpa_config.val() {
+            if (self.wr_hot.val() & self.a_mpa_config.val()) != 0 {
                 self.r_mpa_config.d.next = ((self.r_mpa_config.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mpa_config.val();
             }
-            if self.wr_word.val() == self.a_mpa_mulpdu.val() {
+            if (self.wr_hot.val() & self.a_mpa_mulpdu.val()) != 0 {
                 self.r_mpa_mulpdu.d.next = ((self.r_mpa_mulpdu.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mpa_mulpdu.val();
             }
-            if self.wr_word.val() == self.a_mpa_offset.val() {
+            if (self.wr_hot.val() & self.a_mpa_offset.val()) != 0 {
                 self.r_mpa_offset.d.next = ((self.r_mpa_offset.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mpa_offset.val();
             }
-            if self.wr_word.val() == self.a_mctp_eids.val() {
+            if (self.wr_hot.val() & self.a_mctp_eids.val()) != 0 {
                 self.r_mctp_eids.d.next = ((self.r_mctp_eids.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mctp_eids.val();
             }
-            if self.wr_word.val() == self.a_mctp_flags.val() {
+            if (self.wr_hot.val() & self.a_mctp_flags.val()) != 0 {
                 self.r_mctp_flags.d.next = ((self.r_mctp_flags.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mctp_flags.val();
             }
-            if self.wr_word.val() == self.a_mctp_mtu.val() {
+            if (self.wr_hot.val() & self.a_mctp_mtu.val()) != 0 {
                 self.r_mctp_mtu.d.next = ((self.r_mctp_mtu.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mctp_mtu.val();
             }
-            if self.wr_word.val() == self.a_mctp_smbus.val() {
+            if (self.wr_hot.val() & self.a_mctp_smbus.val()) != 0 {
                 self.r_mctp_smbus.d.next = ((self.r_mctp_smbus.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mctp_smbus.val();
             }
-            if self.wr_word.val() == self.a_mctp_rx_config.val() {
+            if (self.wr_hot.val() & self.a_mctp_rx_config.val()) != 0 {
                 self.r_mctp_rx_config.d.next = ((self.r_mctp_rx_config.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mctp_rx_config.val();
             }
-            if self.wr_word.val() == self.a_mctp_rx_max_len.val() {
+            if (self.wr_hot.val() & self.a_mctp_rx_max_len.val()) != 0 {
                 self.r_mctp_rx_max_len.d.next = ((self.r_mctp_rx_max_len.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mctp_rx_max_len.val();
             }
-            if self.wr_word.val() == self.a_mpa_rx_config.val() {
+            if (self.wr_hot.val() & self.a_mpa_rx_config.val()) != 0 {
                 self.r_mpa_rx_config.d.next = ((self.r_mpa_rx_config.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mpa_rx_config.val();
             }
-            if self.wr_word.val() == self.a_mpa_rx_mulpdu.val() {
+            if (self.wr_hot.val() & self.a_mpa_rx_mulpdu.val()) != 0 {
                 self.r_mpa_rx_mulpdu.d.next = ((self.r_mpa_rx_mulpdu.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mpa_rx_mulpdu.val();
             }
-            if self.wr_word.val() == self.a_mpa_rx_offset.val() {
+            if (self.wr_hot.val() & self.a_mpa_rx_offset.val()) != 0 {
                 self.r_mpa_rx_offset.d.next = ((self.r_mpa_rx_offset.q.val() & !self.strb_mask.val()) | (self.reg_bus.wr_data.val() & self.strb_mask.val())) & self.m_mpa_rx_offset.val();
             }
         }
@@ -527,161 +550,161 @@ impl Logic for RegBlock {
         self.mpa_rx_cfg.mulpdu.next = self.r_mpa_rx_mulpdu.q.val().get_bits::<16>(0);
         self.mpa_rx_cfg.offset.next = self.r_mpa_rx_offset.q.val();
 
-        // Reads: every register of the map at its word, as an AND-OR multiplexer (the words are
-        // distinct, checked in the map's tests, so at most one term is selected: no priority
-        // chain); unmapped words read 0.
+        // Reads: every register of the map at its word, as an AND-OR multiplexer on the
+        // registered one-hot word (the words are distinct, checked in the map's tests, so at
+        // most one term is selected: no priority chain); unmapped words read 0.
         self.rd_mux.next = 0.into();
-        if self.rd_word.val() == self.a_control.val() {
+        if (self.rd_hot.q.val() & self.a_control.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.r_control.q.val();
         }
-        if self.rd_word.val() == self.a_scratch.val() {
+        if (self.rd_hot.q.val() & self.a_scratch.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.r_scratch.q.val();
         }
-        if self.rd_word.val() == self.a_mpa_config.val() {
+        if (self.rd_hot.q.val() & self.a_mpa_config.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.r_mpa_config.q.val();
         }
-        if self.rd_word.val() == self.a_mpa_mulpdu.val() {
+        if (self.rd_hot.q.val() & self.a_mpa_mulpdu.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.r_mpa_mulpdu.q.val();
         }
-        if self.rd_word.val() == self.a_mpa_offset.val() {
+        if (self.rd_hot.q.val() & self.a_mpa_offset.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.r_mpa_offset.q.val();
         }
-        if self.rd_word.val() == self.a_mctp_eids.val() {
+        if (self.rd_hot.q.val() & self.a_mctp_eids.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.r_mctp_eids.q.val();
         }
-        if self.rd_word.val() == self.a_mctp_flags.val() {
+        if (self.rd_hot.q.val() & self.a_mctp_flags.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.r_mctp_flags.q.val();
         }
-        if self.rd_word.val() == self.a_mctp_mtu.val() {
+        if (self.rd_hot.q.val() & self.a_mctp_mtu.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.r_mctp_mtu.q.val();
         }
-        if self.rd_word.val() == self.a_mctp_smbus.val() {
+        if (self.rd_hot.q.val() & self.a_mctp_smbus.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.r_mctp_smbus.q.val();
         }
-        if self.rd_word.val() == self.a_mctp_rx_config.val() {
+        if (self.rd_hot.q.val() & self.a_mctp_rx_config.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.r_mctp_rx_config.q.val();
         }
-        if self.rd_word.val() == self.a_mctp_rx_max_len.val() {
+        if (self.rd_hot.q.val() & self.a_mctp_rx_max_len.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.r_mctp_rx_max_len.q.val();
         }
-        if self.rd_word.val() == self.a_id.val() {
+        if (self.rd_hot.q.val() & self.a_id.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.k_id.val();
         }
-        if self.rd_word.val() == self.a_version.val() {
+        if (self.rd_hot.q.val() & self.a_version.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.k_version.val();
         }
-        if self.rd_word.val() == self.a_mpa_ulpdus_in.val() {
+        if (self.rd_hot.q.val() & self.a_mpa_ulpdus_in.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.c_mpa_ulpdus_in.q.val();
         }
-        if self.rd_word.val() == self.a_mpa_fpdus.val() {
+        if (self.rd_hot.q.val() & self.a_mpa_fpdus.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mpa_counters.fpdus.val();
         }
-        if self.rd_word.val() == self.a_mpa_drop_zero_len.val() {
+        if (self.rd_hot.q.val() & self.a_mpa_drop_zero_len.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.c_mpa_drop_zero_len.q.val();
         }
-        if self.rd_word.val() == self.a_mpa_drop_over_mulpdu.val() {
+        if (self.rd_hot.q.val() & self.a_mpa_drop_over_mulpdu.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.c_mpa_drop_over_mulpdu.q.val();
         }
-        if self.rd_word.val() == self.a_mpa_dropped.val() {
+        if (self.rd_hot.q.val() & self.a_mpa_dropped.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mpa_counters.dropped.val();
         }
-        if self.rd_word.val() == self.a_mctp_messages_in.val() {
+        if (self.rd_hot.q.val() & self.a_mctp_messages_in.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.c_mctp_messages_in.q.val();
         }
-        if self.rd_word.val() == self.a_mctp_packets.val() {
+        if (self.rd_hot.q.val() & self.a_mctp_packets.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mctp_counters.packets.val();
         }
-        if self.rd_word.val() == self.a_mctp_messages.val() {
+        if (self.rd_hot.q.val() & self.a_mctp_messages.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mctp_counters.messages.val();
         }
-        if self.rd_word.val() == self.a_mctp_dropped.val() {
+        if (self.rd_hot.q.val() & self.a_mctp_dropped.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mctp_counters.dropped.val();
         }
-        if self.rd_word.val() == self.a_mctp_len_errors.val() {
+        if (self.rd_hot.q.val() & self.a_mctp_len_errors.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mctp_counters.len_errors.val();
         }
-        if self.rd_word.val() == self.a_mctp_rx_frames_in.val() {
+        if (self.rd_hot.q.val() & self.a_mctp_rx_frames_in.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.c_mctp_rx_frames_in.q.val();
         }
         // The MCTP RX block's counters, in MCTP_RX_COUNTERS order.
-        if self.rd_word.val() == self.a_rx[0].val() {
+        if (self.rd_hot.q.val() & self.a_rx[0].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.messages.val();
         }
-        if self.rd_word.val() == self.a_rx[1].val() {
+        if (self.rd_hot.q.val() & self.a_rx[1].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.malformed.val();
         }
-        if self.rd_word.val() == self.a_rx[2].val() {
+        if (self.rd_hot.q.val() & self.a_rx[2].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.no_context.val();
         }
-        if self.rd_word.val() == self.a_rx[3].val() {
+        if (self.rd_hot.q.val() & self.a_rx[3].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.bad_sequence.val();
         }
-        if self.rd_word.val() == self.a_rx[4].val() {
+        if (self.rd_hot.q.val() & self.a_rx[4].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.bad_unit_size.val();
         }
-        if self.rd_word.val() == self.a_rx[5].val() {
+        if (self.rd_hot.q.val() & self.a_rx[5].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.restarted.val();
         }
-        if self.rd_word.val() == self.a_rx[6].val() {
+        if (self.rd_hot.q.val() & self.a_rx[6].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.too_long.val();
         }
-        if self.rd_word.val() == self.a_rx[7].val() {
+        if (self.rd_hot.q.val() & self.a_rx[7].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.contexts_full.val();
         }
-        if self.rd_word.val() == self.a_rx[8].val() {
+        if (self.rd_hot.q.val() & self.a_rx[8].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.bad_pec.val();
         }
-        if self.rd_word.val() == self.a_rx[9].val() {
+        if (self.rd_hot.q.val() & self.a_rx[9].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.bad_smbus.val();
         }
-        if self.rd_word.val() == self.a_rx[10].val() {
+        if (self.rd_hot.q.val() & self.a_rx[10].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.mic_errors.val();
         }
-        if self.rd_word.val() == self.a_rx[11].val() {
+        if (self.rd_hot.q.val() & self.a_rx[11].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.oversize.val();
         }
         // The MPA RX receiver: configuration, live status, counters (MPA_RX_RO order).
-        if self.rd_word.val() == self.a_mpa_rx_config.val() {
+        if (self.rd_hot.q.val() & self.a_mpa_rx_config.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.r_mpa_rx_config.q.val();
         }
-        if self.rd_word.val() == self.a_mpa_rx_mulpdu.val() {
+        if (self.rd_hot.q.val() & self.a_mpa_rx_mulpdu.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.r_mpa_rx_mulpdu.q.val();
         }
-        if self.rd_word.val() == self.a_mpa_rx_offset.val() {
+        if (self.rd_hot.q.val() & self.a_mpa_rx_offset.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.r_mpa_rx_offset.q.val();
         }
         self.mpa_rx_status_word.next = bit_cast::<32, 2>(self.mpa_rx_status.error.val());
         if self.mpa_rx_status.idle.val() {
             self.mpa_rx_status_word.next = self.mpa_rx_status_word.val() | self.k_mpa_rx_idle.val();
         }
-        if self.rd_word.val() == self.a_mpa_rx[0].val() {
+        if (self.rd_hot.q.val() & self.a_mpa_rx[0].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_status_word.val();
         }
-        if self.rd_word.val() == self.a_mpa_rx[1].val() {
+        if (self.rd_hot.q.val() & self.a_mpa_rx[1].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_status.offset.val();
         }
-        if self.rd_word.val() == self.a_mpa_rx[2].val() {
+        if (self.rd_hot.q.val() & self.a_mpa_rx[2].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_status.found.val();
         }
-        if self.rd_word.val() == self.a_mpa_rx[3].val() {
+        if (self.rd_hot.q.val() & self.a_mpa_rx[3].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_status.expected.val();
         }
-        if self.rd_word.val() == self.a_mpa_rx[4].val() {
+        if (self.rd_hot.q.val() & self.a_mpa_rx[4].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.c_mpa_rx_segments_in.q.val();
         }
-        if self.rd_word.val() == self.a_mpa_rx[5].val() {
+        if (self.rd_hot.q.val() & self.a_mpa_rx[5].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_counters.fpdus.val();
         }
-        if self.rd_word.val() == self.a_mpa_rx[6].val() {
+        if (self.rd_hot.q.val() & self.a_mpa_rx[6].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_counters.bad_crc.val();
         }
-        if self.rd_word.val() == self.a_mpa_rx[7].val() {
+        if (self.rd_hot.q.val() & self.a_mpa_rx[7].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_counters.bad_marker.val();
         }
-        if self.rd_word.val() == self.a_mpa_rx[8].val() {
+        if (self.rd_hot.q.val() & self.a_mpa_rx[8].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_counters.bad_length.val();
         }
-        if self.rd_go.val() {
+        if self.rd_p.q.val() {
             self.rd_data.d.next = self.rd_mux.val();
         }
 
@@ -736,6 +759,7 @@ impl Logic for RegBlock {
             self.r_mpa_rx_offset.d.next = self.v_mpa_rx_offset.val();
             self.wr_ack.d.next = false;
             self.rd_ack.d.next = false;
+            self.rd_p.d.next = false;
             self.rd_data.d.next = 0.into();
         }
     }

@@ -55,8 +55,10 @@ fn reset_values_masks_strobes_and_read_only_registers() {
     assert_eq!(b.read(map::MCTP_FLAGS).unwrap(), 0);
 }
 
-/// One access per request: `en` still high in the ack cycle is not a second access, the
-/// read data is 0 outside the ack, and the wait outputs stay low.
+/// One access per request: `en` still high until the ack is not a second access, the read
+/// data is 0 outside the ack, a write is acknowledged the clock after its request and a read
+/// two clocks after (`rd_wait` high in between), returning the value of the clock after its
+/// request.
 #[test]
 fn one_ack_per_request() {
     let mut b = bench();
@@ -65,7 +67,7 @@ fn one_ack_per_request() {
     let (en, addr, data, strb, ack) =
         (p(m, "reg_wr_en"), p(m, "reg_wr_addr"), p(m, "reg_wr_data"), p(m, "reg_wr_strb"), p(m, "reg_wr_ack"));
     let (rd_en, rd_addr, rd_data, rd_ack) = (p(m, "reg_rd_en"), p(m, "reg_rd_addr"), p(m, "reg_rd_data"), p(m, "reg_rd_ack"));
-    let waits = [p(m, "reg_wr_wait"), p(m, "reg_rd_wait")];
+    let (wr_wait, rd_wait) = (p(m, "reg_wr_wait"), p(m, "reg_rd_wait"));
     m.set(addr, map::SCRATCH as u64);
     m.set(data, 0x1111);
     m.set(strb, 0xF);
@@ -73,16 +75,22 @@ fn one_ack_per_request() {
     m.set(rd_addr, map::SCRATCH as u64);
     m.set(rd_en, 1);
     m.eval();
-    assert_eq!((m.get(ack), m.get(rd_ack), m.get(rd_data)), (0, 0, 0));
+    assert_eq!((m.get(ack), m.get(rd_ack), m.get(rd_data), m.get(rd_wait)), (0, 0, 0, 0));
     m.tick();
     m.eval();
-    // Both acknowledged; the read saw the value before this edge's write.
-    assert_eq!((m.get(ack), m.get(rd_ack), m.get(rd_data)), (1, 1, 0));
+    // The write is acknowledged; the read is in progress.
+    assert_eq!((m.get(ack), m.get(rd_ack), m.get(rd_data), m.get(rd_wait)), (1, 0, 0, 1));
     m.set(data, 0x2222);
     m.tick();
     m.eval();
+    // The read is acknowledged with the value of the clock after its request: the write's.
+    assert_eq!((m.get(ack), m.get(rd_ack), m.get(rd_data), m.get(rd_wait)), (0, 1, 0x1111, 0));
+    // The writer dropped `en` after its ack; the reader holds its `en` through this ack clock.
+    m.set(en, 0);
+    m.tick();
+    m.eval();
     assert_eq!((m.get(ack), m.get(rd_ack), m.get(rd_data)), (0, 0, 0), "no second access from a held en");
-    assert!(waits.iter().all(|w| m.get(*w) == 0));
+    assert_eq!(m.get(wr_wait), 0);
     m.set(en, 0);
     m.set(rd_en, 0);
     m.eval();
