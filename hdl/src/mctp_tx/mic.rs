@@ -65,7 +65,9 @@ pub struct MicStage<const D: usize, const K: usize> {
     f_smbus: DFF<Bit>,
     f_sa_src: DFF<Bits<7>>,
     f_sa_dst: DFF<Bits<7>>,
-    f_len: DFF<Bits<17>>,
+    f_pkt0: DFF<Bits<8>>,
+    f_eom0: DFF<Bit>,
+    f_after0: DFF<Bits<17>>,
     n_dropped: DFF<Bits<32>>,
     adv: Signal<Local, Bit>,
     first: Signal<Local, Bit>,
@@ -82,6 +84,9 @@ pub struct MicStage<const D: usize, const K: usize> {
     keep_out: Signal<Local, Bits<K>>,
     hold_keep: Signal<Local, Bits<K>>,
     len_in: Signal<Local, Bits<17>>,
+    mtu17: Signal<Local, Bits<17>>,
+    /// The whole message fits one packet.
+    fits: Signal<Local, Bit>,
     c_lane1: [Constant<Bits<8>>; K],
     c_lane: [Constant<Bits<8>>; K],
     c_bit: [Constant<Bits<K>>; K],
@@ -138,7 +143,9 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             f_smbus: Default::default(),
             f_sa_src: Default::default(),
             f_sa_dst: Default::default(),
-            f_len: Default::default(),
+            f_pkt0: Default::default(),
+            f_eom0: Default::default(),
+            f_after0: Default::default(),
             n_dropped: Default::default(),
             adv: Default::default(),
             first: Default::default(),
@@ -155,6 +162,8 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             keep_out: Default::default(),
             hold_keep: Default::default(),
             len_in: Default::default(),
+            mtu17: Default::default(),
+            fits: Default::default(),
             c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
             c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
@@ -183,7 +192,7 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, mic_r, r_mic, hold, hold_cnt, o_data, o_keep, o_valid, o_last, f_src, f_dst, f_tag,
-            f_to, f_seq, f_mtu, f_smbus, f_sa_src, f_sa_dst, f_len, n_dropped
+            f_to, f_seq, f_mtu, f_smbus, f_sa_src, f_sa_dst, f_pkt0, f_eom0, f_after0, n_dropped
         );
         self.m.tdata.next = self.o_data.q.val();
         self.m.tkeep.next = self.o_keep.q.val();
@@ -198,7 +207,9 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         self.msg.smbus.next = self.f_smbus.q.val();
         self.msg.sa_src.next = self.f_sa_src.q.val();
         self.msg.sa_dst.next = self.f_sa_dst.q.val();
-        self.msg.len.next = self.f_len.q.val();
+        self.msg.pkt0.next = self.f_pkt0.q.val();
+        self.msg.eom0.next = self.f_eom0.q.val();
+        self.msg.after0.next = self.f_after0.q.val();
         self.dropped.next = self.n_dropped.q.val();
 
         self.adv.next = !self.o_valid.q.val() | self.m.tready.val();
@@ -285,6 +296,8 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         if self.cfg.mic.val() {
             self.len_in.next = self.s_len.val() + self.c_mic_len17.val();
         }
+        self.mtu17.next = bit_cast::<17, 8>(self.cfg.mtu.val());
+        self.fits.next = self.len_in.val() <= self.mtu17.val();
 
         // Registers.
         if self.adv.val() {
@@ -333,7 +346,14 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                         self.f_smbus.d.next = self.cfg.smbus.val();
                         self.f_sa_src.d.next = self.cfg.smbus_src.val();
                         self.f_sa_dst.d.next = self.cfg.smbus_dst.val();
-                        self.f_len.d.next = self.len_in.val();
+                        // The first packet's layout (`transmit`'s split: MTU-sized packets).
+                        self.f_eom0.d.next = self.fits.val();
+                        self.f_pkt0.d.next = self.cfg.mtu.val();
+                        self.f_after0.d.next = self.len_in.val() - self.mtu17.val();
+                        if self.fits.val() {
+                            self.f_pkt0.d.next = self.len_in.val().get_bits::<8>(0);
+                            self.f_after0.d.next = 0.into();
+                        }
                     }
                     if self.s.tlast.val() {
                         self.mic_r.d.next = self.c_init.val();

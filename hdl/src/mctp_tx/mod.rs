@@ -92,8 +92,10 @@ pub struct MctpTxCountersSink {
 }
 
 /// The fields of one message, from the message stage to the packet stage ([`MessageFields`]):
-/// the header fields latched with its first beat and `len`, its payload octets (`s_len`, plus
-/// the MIC when asked).
+/// the header fields latched with its first beat, and the first packet's layout worked out
+/// from its payload octets (`s_len`, plus the MIC when asked) and the MTU there, so that the
+/// packet stage's first beat starts from registers instead of comparing the length with the
+/// MTU in the clock it forms the beat.
 #[derive(LogicInterface, Default)]
 #[join = "MessageFields"]
 pub struct MessageFieldsSource {
@@ -106,7 +108,12 @@ pub struct MessageFieldsSource {
     pub smbus: Signal<Out, Bit>,
     pub sa_src: Signal<Out, Bits<7>>,
     pub sa_dst: Signal<Out, Bits<7>>,
-    pub len: Signal<Out, Bits<17>>,
+    /// The first packet's payload octets, `min(len, mtu)`.
+    pub pkt0: Signal<Out, Bits<8>>,
+    /// The first packet is the last: `len ≤ mtu`.
+    pub eom0: Signal<Out, Bit>,
+    /// The message's octets after the first packet, `len − pkt0`.
+    pub after0: Signal<Out, Bits<17>>,
 }
 
 /// The reading side of [`MessageFieldsSource`].
@@ -122,7 +129,9 @@ pub struct MessageFields {
     pub smbus: Signal<In, Bit>,
     pub sa_src: Signal<In, Bits<7>>,
     pub sa_dst: Signal<In, Bits<7>>,
-    pub len: Signal<In, Bits<17>>,
+    pub pkt0: Signal<In, Bits<8>>,
+    pub eom0: Signal<In, Bit>,
+    pub after0: Signal<In, Bits<17>>,
 }
 
 /// The packetizer for `K` octets per beat (`D = 8K` data bits; `K` ∈ {1, 2, 4, 8}).

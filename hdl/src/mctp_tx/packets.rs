@@ -20,7 +20,10 @@
 //! from stage A's latched fields, `e_*`, in the clock it arrives).
 //!
 //! # Length errors
-//! `msg.len` (`s_len`, plus the MIC) decides the packets. A payload stream that ends early is
+//! `s_len` (plus the MIC) decides the packets: stage A hands over the first packet's length,
+//! whether it is the last and the octets after it (`msg.pkt0`, `eom0`, `after0`); each later
+//! packet's are worked out from `after` alone, never from this beat's payload count `p`, so
+//! no length arithmetic follows the beat's layout in one clock. A payload stream that ends early is
 //! padded with zero octets; one that goes on past the last packet is discarded up to its
 //! `tlast` (`Drain`); either way `len_errors` counts the message once, the clock after its last
 //! packet is formed.
@@ -73,7 +76,8 @@ pub struct PacketStage<const D: usize, const K: usize> {
     r_sa_dst: DFF<Bits<7>>,
     som: DFF<Bit>,
     eom: DFF<Bit>,
-    msg_left: DFF<Bits<17>>,
+    /// The message's octets after the current packet.
+    after: DFF<Bits<17>>,
     pkt_left: DFF<Bits<8>>,
     hpos: DFF<Bits<8>>,
     /// The next beat's header octets and what room they leave (`nh`, `room` outside the idle
@@ -112,7 +116,7 @@ pub struct PacketStage<const D: usize, const K: usize> {
     e_sa_dst: Signal<Local, Bits<7>>,
     e_som: Signal<Local, Bit>,
     e_eom: Signal<Local, Bit>,
-    e_msg_left: Signal<Local, Bits<17>>,
+    e_after: Signal<Local, Bits<17>>,
     e_pkt_left: Signal<Local, Bits<8>>,
     e_hpos: Signal<Local, Bits<8>>,
     e_in_done: Signal<Local, Bit>,
@@ -148,7 +152,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     bend_n: Signal<Local, Bits<8>>,
     in_done_n: Signal<Local, Bit>,
     short_n: Signal<Local, Bit>,
-    msg_left_n: Signal<Local, Bits<17>>,
     rest: Signal<Local, Bits<8>>,
     // Constants.
     c_lane: [Constant<Bits<8>>; K],
@@ -200,7 +203,7 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             r_sa_dst: Default::default(),
             som: Default::default(),
             eom: Default::default(),
-            msg_left: Default::default(),
+            after: Default::default(),
             pkt_left: Default::default(),
             hpos: Default::default(),
             nh_r: Default::default(),
@@ -233,7 +236,7 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             e_sa_dst: Default::default(),
             e_som: Default::default(),
             e_eom: Default::default(),
-            e_msg_left: Default::default(),
+            e_after: Default::default(),
             e_pkt_left: Default::default(),
             e_hpos: Default::default(),
             e_in_done: Default::default(),
@@ -269,7 +272,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             bend_n: Default::default(),
             in_done_n: Default::default(),
             short_n: Default::default(),
-            msg_left_n: Default::default(),
             rest: Default::default(),
             c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
             c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
@@ -302,7 +304,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
-            msg_left, pkt_left, hpos, nh_r, room_r, held, rd, bend, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
+            after, pkt_left, hpos, nh_r, room_r, held, rd, bend, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
             o_pec_lane, n_packets, n_messages, n_len_errors, len_err_p
         );
         self.m.tdata.next = self.o_data.q.val();
@@ -330,12 +332,11 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         self.e_sa_dst.next = self.r_sa_dst.q.val();
         self.e_som.next = self.som.q.val();
         self.e_eom.next = self.eom.q.val();
-        self.e_msg_left.next = self.msg_left.q.val();
+        self.e_after.next = self.after.q.val();
         self.e_pkt_left.next = self.pkt_left.q.val();
         self.e_hpos.next = self.hpos.q.val();
         self.e_in_done.next = self.in_done.q.val();
         self.e_short.next = self.short.q.val();
-        self.mtu17.next = bit_cast::<17, 8>(self.msg.mtu.val());
         if self.idle.val() {
             self.e_src.next = self.msg.src.val();
             self.e_dst.next = self.msg.dst.val();
@@ -347,12 +348,9 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.e_sa_src.next = self.msg.sa_src.val();
             self.e_sa_dst.next = self.msg.sa_dst.val();
             self.e_som.next = true;
-            self.e_eom.next = self.msg.len.val() <= self.mtu17.val();
-            self.e_msg_left.next = self.msg.len.val();
-            self.e_pkt_left.next = self.msg.mtu.val();
-            if self.msg.len.val() < self.mtu17.val() {
-                self.e_pkt_left.next = self.msg.len.val().get_bits::<8>(0);
-            }
+            self.e_eom.next = self.msg.eom0.val();
+            self.e_after.next = self.msg.after0.val();
+            self.e_pkt_left.next = self.msg.pkt0.val();
             self.e_hpos.next = 0.into();
             self.e_in_done.next = false;
             self.e_short.next = false;
@@ -483,7 +481,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.rd_n.next = self.bend_n.val();
             self.short_n.next = true;
         }
-        self.msg_left_n.next = self.e_msg_left.val() - bit_cast::<17, 8>(self.p.val());
+        self.mtu17.next = bit_cast::<17, 8>(self.e_mtu.val());
 
         // Registers.
         if self.m.tready.val() {
@@ -515,7 +513,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.r_sa_dst.d.next = self.e_sa_dst.val();
             self.som.d.next = self.e_som.val();
             self.eom.d.next = self.e_eom.val();
-            self.msg_left.d.next = self.msg_left_n.val();
+            self.after.d.next = self.e_after.val();
             self.pkt_left.d.next = self.e_pkt_left.val() - self.p.val();
             self.hpos.d.next = self.e_hpos.val() + self.nh.val();
             self.nh_r.d.next = self.rest.val();
@@ -534,7 +532,9 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.phase.d.next = PacketPhase::Body;
             if self.frame_end.val() {
                 self.n_packets.d.next = self.n_packets.q.val() + 1;
-                if self.msg_left_n.val() == 0 {
+                // A frame ends with its packet; in the last packet (eom) the packet's octets are
+                // the message's, so the message is out.
+                if self.e_eom.val() {
                     // The message is out: what is left of held is discarded.
                     self.n_messages.d.next = self.n_messages.q.val() + 1;
                     self.rd.d.next = self.bend_n.val();
@@ -545,11 +545,14 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
                         self.phase.d.next = PacketPhase::Drain;
                     }
                 } else {
+                    // The next packet: min(after, mtu) octets, the last one if that is all.
                     self.pkt_left.d.next = self.e_mtu.val();
-                    if self.msg_left_n.val() < bit_cast::<17, 8>(self.e_mtu.val()) {
-                        self.pkt_left.d.next = self.msg_left_n.val().get_bits::<8>(0);
+                    self.after.d.next = self.e_after.val() - self.mtu17.val();
+                    if self.e_after.val() <= self.mtu17.val() {
+                        self.pkt_left.d.next = self.e_after.val().get_bits::<8>(0);
+                        self.after.d.next = 0.into();
                     }
-                    self.eom.d.next = self.msg_left_n.val() <= bit_cast::<17, 8>(self.e_mtu.val());
+                    self.eom.d.next = self.e_after.val() <= self.mtu17.val();
                     self.som.d.next = false;
                     self.r_seq.d.next = self.e_seq.val() + 1;
                     self.hpos.d.next = 0.into();
@@ -566,7 +569,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.phase.d.next = PacketPhase::Idle;
             self.som.d.next = false;
             self.eom.d.next = false;
-            self.msg_left.d.next = 0.into();
+            self.after.d.next = 0.into();
             self.pkt_left.d.next = 0.into();
             self.hpos.d.next = 0.into();
             self.nh_r.d.next = 0.into();
