@@ -13,7 +13,8 @@ use crate::axis::{AxisSink, AxisSource};
 use crate::crc::CrcStep;
 use offload_driver::crc::CrcKind;
 use offload_driver::mctp::header::{EID_BROADCAST, EID_RESERVED};
-use offload_driver::mctp::{MAX_MESSAGE_LEN, MAX_MTU, MIN_MTU, SMBUS_MAX_MTU};
+use offload_driver::mctp::smbus::PREFIX_LEN;
+use offload_driver::mctp::{HEADER_LEN, MAX_MESSAGE_LEN, MAX_MTU, MIN_MTU, SMBUS_MAX_MTU};
 use offload_driver::nvme_mi::{IC_BIT, MIC_LEN, OOB_MAX_MESSAGE_LEN};
 use rust_hdl::prelude::*;
 
@@ -68,6 +69,8 @@ pub struct MicStage<const D: usize, const K: usize> {
     f_pkt0: DFF<Bits<8>>,
     f_eom0: DFF<Bit>,
     f_after0: DFF<Bits<17>>,
+    f_p0: DFF<Bits<8>>,
+    f_pend0: DFF<Bit>,
     n_dropped: DFF<Bits<32>>,
     adv: Signal<Local, Bit>,
     first: Signal<Local, Bit>,
@@ -87,6 +90,11 @@ pub struct MicStage<const D: usize, const K: usize> {
     mtu17: Signal<Local, Bits<17>>,
     /// The whole message fits one packet.
     fits: Signal<Local, Bit>,
+    pkt0: Signal<Local, Bits<8>>,
+    room0: Signal<Local, Bits<8>>,
+    pend0: Signal<Local, Bit>,
+    c_room0: Constant<Bits<8>>,
+    c_room0_smbus: Constant<Bits<8>>,
     c_lane1: [Constant<Bits<8>>; K],
     c_lane: [Constant<Bits<8>>; K],
     c_bit: [Constant<Bits<K>>; K],
@@ -146,6 +154,8 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             f_pkt0: Default::default(),
             f_eom0: Default::default(),
             f_after0: Default::default(),
+            f_p0: Default::default(),
+            f_pend0: Default::default(),
             n_dropped: Default::default(),
             adv: Default::default(),
             first: Default::default(),
@@ -164,6 +174,12 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             len_in: Default::default(),
             mtu17: Default::default(),
             fits: Default::default(),
+            pkt0: Default::default(),
+            room0: Default::default(),
+            pend0: Default::default(),
+            // The first beat's room after the header: W − min(header, W).
+            c_room0: Constant::new(((K - HEADER_LEN.min(K)) as u64).into()),
+            c_room0_smbus: Constant::new(((K - (PREFIX_LEN + HEADER_LEN).min(K)) as u64).into()),
             c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
             c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
@@ -192,7 +208,7 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, mic_r, r_mic, hold, hold_cnt, o_data, o_keep, o_valid, o_last, f_src, f_dst, f_tag,
-            f_to, f_seq, f_mtu, f_smbus, f_sa_src, f_sa_dst, f_pkt0, f_eom0, f_after0, n_dropped
+            f_to, f_seq, f_mtu, f_smbus, f_sa_src, f_sa_dst, f_pkt0, f_eom0, f_after0, f_p0, f_pend0, n_dropped
         );
         self.m.tdata.next = self.o_data.q.val();
         self.m.tkeep.next = self.o_keep.q.val();
@@ -210,6 +226,8 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         self.msg.pkt0.next = self.f_pkt0.q.val();
         self.msg.eom0.next = self.f_eom0.q.val();
         self.msg.after0.next = self.f_after0.q.val();
+        self.msg.p0.next = self.f_p0.q.val();
+        self.msg.pend0.next = self.f_pend0.q.val();
         self.dropped.next = self.n_dropped.q.val();
 
         self.adv.next = !self.o_valid.q.val() | self.m.tready.val();
@@ -298,6 +316,19 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         }
         self.mtu17.next = bit_cast::<17, 8>(self.cfg.mtu.val());
         self.fits.next = self.len_in.val() <= self.mtu17.val();
+        self.pkt0.next = self.cfg.mtu.val();
+        if self.fits.val() {
+            self.pkt0.next = self.len_in.val().get_bits::<8>(0);
+        }
+        self.room0.next = self.c_room0.val();
+        if self.cfg.smbus.val() {
+            self.room0.next = self.c_room0_smbus.val();
+        }
+        // pkt0 ≤ room0, from both compares side by side rather than after the pkt0 select.
+        self.pend0.next = self.cfg.mtu.val() <= self.room0.val();
+        if self.fits.val() {
+            self.pend0.next = self.len_in.val() <= bit_cast::<17, 8>(self.room0.val());
+        }
 
         // Registers.
         if self.adv.val() {
@@ -353,6 +384,11 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                         if self.fits.val() {
                             self.f_pkt0.d.next = self.len_in.val().get_bits::<8>(0);
                             self.f_after0.d.next = 0.into();
+                        }
+                        self.f_pend0.d.next = self.pend0.val();
+                        self.f_p0.d.next = self.room0.val();
+                        if self.pend0.val() {
+                            self.f_p0.d.next = self.pkt0.val();
                         }
                     }
                     if self.s.tlast.val() {

@@ -114,6 +114,10 @@ pub struct MessageFieldsSource {
     pub eom0: Signal<Out, Bit>,
     /// The message's octets after the first packet, `len − pkt0`.
     pub after0: Signal<Out, Bits<17>>,
+    /// The first beat's payload octets, `min(pkt0, room0)` (`room0`: what the binding's
+    /// header leaves of the first beat), and whether the packet's payload ends in it.
+    pub p0: Signal<Out, Bits<8>>,
+    pub pend0: Signal<Out, Bit>,
 }
 
 /// The reading side of [`MessageFieldsSource`].
@@ -132,6 +136,8 @@ pub struct MessageFields {
     pub pkt0: Signal<In, Bits<8>>,
     pub eom0: Signal<In, Bit>,
     pub after0: Signal<In, Bits<17>>,
+    pub p0: Signal<In, Bits<8>>,
+    pub pend0: Signal<In, Bit>,
 }
 
 /// The packetizer for `K` octets per beat (`D = 8K` data bits; `K` ∈ {1, 2, 4, 8}).

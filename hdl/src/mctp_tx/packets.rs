@@ -80,10 +80,14 @@ pub struct PacketStage<const D: usize, const K: usize> {
     after: DFF<Bits<17>>,
     pkt_left: DFF<Bits<8>>,
     hpos: DFF<Bits<8>>,
-    /// The next beat's header octets and what room they leave (`nh`, `room` outside the idle
+    /// The next beat's header octets (`nh` outside the idle
     /// state: registered, so the beat's layout does not wait on `hl − hpos`).
     nh_r: DFF<Bits<8>>,
-    room_r: DFF<Bits<8>>,
+    /// The next beat's payload octets `p = min(pkt_left, room)` and whether the packet's
+    /// payload ends in it (`pkt_end`), worked out with the beat before (from stage A's
+    /// `p0`/`pend0` for a message's first beat): the beat's layout then starts from registers.
+    p_r: DFF<Bits<8>>,
+    pend_r: DFF<Bit>,
     // The gearbox.
     held: DFF<Bits<D>>,
     rd: DFF<Bits<8>>,
@@ -125,7 +129,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     avail: Signal<Local, Bits<8>>,
     hl: Signal<Local, Bits<8>>,
     nh: Signal<Local, Bits<8>>,
-    room: Signal<Local, Bits<8>>,
     p: Signal<Local, Bits<8>>,
     pkt_end: Signal<Local, Bit>,
     np: Signal<Local, Bits<8>>,
@@ -153,6 +156,14 @@ pub struct PacketStage<const D: usize, const K: usize> {
     in_done_n: Signal<Local, Bit>,
     short_n: Signal<Local, Bit>,
     rest: Signal<Local, Bits<8>>,
+    /// The next beat's layout: packet octets left, header octets, room, payload octets and
+    /// packet end; and whether the next beat starts a packet of this message.
+    pl_n: Signal<Local, Bits<8>>,
+    nh_n: Signal<Local, Bits<8>>,
+    rm_n: Signal<Local, Bits<8>>,
+    p_n: Signal<Local, Bits<8>>,
+    pend_n: Signal<Local, Bit>,
+    new_pkt: Signal<Local, Bit>,
     // Constants.
     c_lane: [Constant<Bits<8>>; K],
     c_lane1: [Constant<Bits<8>>; K],
@@ -207,7 +218,8 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             pkt_left: Default::default(),
             hpos: Default::default(),
             nh_r: Default::default(),
-            room_r: Default::default(),
+            p_r: Default::default(),
+            pend_r: Default::default(),
             held: Default::default(),
             rd: Default::default(),
             bend: Default::default(),
@@ -245,7 +257,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             avail: Default::default(),
             hl: Default::default(),
             nh: Default::default(),
-            room: Default::default(),
             p: Default::default(),
             pkt_end: Default::default(),
             np: Default::default(),
@@ -273,6 +284,12 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             in_done_n: Default::default(),
             short_n: Default::default(),
             rest: Default::default(),
+            pl_n: Default::default(),
+            nh_n: Default::default(),
+            rm_n: Default::default(),
+            p_n: Default::default(),
+            pend_n: Default::default(),
+            new_pkt: Default::default(),
             c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
             c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
@@ -304,7 +321,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
-            after, pkt_left, hpos, nh_r, room_r, held, rd, bend, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
+            after, pkt_left, hpos, nh_r, p_r, pend_r, held, rd, bend, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
             o_pec_lane, n_packets, n_messages, n_len_errors, len_err_p
         );
         self.m.tdata.next = self.o_data.q.val();
@@ -363,25 +380,22 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         if self.e_smbus.val() {
             self.hl.next = self.c_hl_smbus.val();
         }
-        // nh = min(hl − hpos, W) and room = W − nh: from registers, or at a message's first
-        // beat from the binding alone.
+        // nh = min(hl − hpos, W), p = min(pkt_left, W − nh) and pkt_end = pkt_left ≤ W − nh:
+        // from registers set with the beat before, or at a message's first beat from the
+        // binding and stage A's registers.
         self.nh.next = self.nh_r.q.val();
-        self.room.next = self.room_r.q.val();
+        self.p.next = self.p_r.q.val();
+        self.pkt_end.next = self.pend_r.q.val();
         if self.idle.val() {
             self.nh.next = self.c_nh0.val();
-            self.room.next = self.c_room0.val();
             if self.msg.smbus.val() {
                 self.nh.next = self.c_nh0_smbus.val();
-                self.room.next = self.c_room0_smbus.val();
             }
+            self.p.next = self.msg.p0.val();
+            self.pkt_end.next = self.msg.pend0.val();
         }
         // Header octets after this beat's (the next beat's nh, capped at W).
         self.rest.next = self.hl.val() - self.e_hpos.val() - self.nh.val();
-        self.pkt_end.next = self.e_pkt_left.val() <= self.room.val();
-        self.p.next = self.room.val();
-        if self.pkt_end.val() {
-            self.p.next = self.e_pkt_left.val();
-        }
         self.np.next = self.nh.val() + self.p.val();
         self.pec_here.next = self.e_smbus.val() & self.pkt_end.val() & (self.np.val() < self.c_w.val());
         self.frame_end.next = self.pkt_end.val();
@@ -483,6 +497,34 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         }
         self.mtu17.next = bit_cast::<17, 8>(self.e_mtu.val());
 
+        // The next beat's layout (used when this beat goes out): the rest of this packet, or
+        // the message's next packet, min(after, mtu) octets behind its header.
+        self.new_pkt.next = self.frame_end.val() & !self.e_eom.val();
+        self.pl_n.next = self.e_pkt_left.val() - self.p.val();
+        self.nh_n.next = self.rest.val();
+        self.rm_n.next = self.c_w.val() - self.rest.val();
+        if self.rest.val() > self.c_w.val() {
+            self.nh_n.next = self.c_w.val();
+            self.rm_n.next = 0.into();
+        }
+        if self.new_pkt.val() {
+            self.pl_n.next = self.e_mtu.val();
+            if self.e_after.val() <= self.mtu17.val() {
+                self.pl_n.next = self.e_after.val().get_bits::<8>(0);
+            }
+            self.nh_n.next = self.c_nh0.val();
+            self.rm_n.next = self.c_room0.val();
+            if self.e_smbus.val() {
+                self.nh_n.next = self.c_nh0_smbus.val();
+                self.rm_n.next = self.c_room0_smbus.val();
+            }
+        }
+        self.pend_n.next = self.pl_n.val() <= self.rm_n.val();
+        self.p_n.next = self.rm_n.val();
+        if self.pend_n.val() {
+            self.p_n.next = self.pl_n.val();
+        }
+
         // Registers.
         if self.m.tready.val() {
             self.o_valid.d.next = false;
@@ -514,14 +556,11 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.som.d.next = self.e_som.val();
             self.eom.d.next = self.e_eom.val();
             self.after.d.next = self.e_after.val();
-            self.pkt_left.d.next = self.e_pkt_left.val() - self.p.val();
+            self.pkt_left.d.next = self.pl_n.val();
             self.hpos.d.next = self.e_hpos.val() + self.nh.val();
-            self.nh_r.d.next = self.rest.val();
-            self.room_r.d.next = self.c_w.val() - self.rest.val();
-            if self.rest.val() > self.c_w.val() {
-                self.nh_r.d.next = self.c_w.val();
-                self.room_r.d.next = 0.into();
-            }
+            self.nh_r.d.next = self.nh_n.val();
+            self.p_r.d.next = self.p_n.val();
+            self.pend_r.d.next = self.pend_n.val();
             if self.take.val() {
                 self.held.d.next = self.s.tdata.val();
             }
@@ -546,22 +585,14 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
                     }
                 } else {
                     // The next packet: min(after, mtu) octets, the last one if that is all.
-                    self.pkt_left.d.next = self.e_mtu.val();
                     self.after.d.next = self.e_after.val() - self.mtu17.val();
                     if self.e_after.val() <= self.mtu17.val() {
-                        self.pkt_left.d.next = self.e_after.val().get_bits::<8>(0);
                         self.after.d.next = 0.into();
                     }
                     self.eom.d.next = self.e_after.val() <= self.mtu17.val();
                     self.som.d.next = false;
                     self.r_seq.d.next = self.e_seq.val() + 1;
                     self.hpos.d.next = 0.into();
-                    self.nh_r.d.next = self.c_nh0.val();
-                    self.room_r.d.next = self.c_room0.val();
-                    if self.e_smbus.val() {
-                        self.nh_r.d.next = self.c_nh0_smbus.val();
-                        self.room_r.d.next = self.c_room0_smbus.val();
-                    }
                 }
             }
         }
@@ -573,7 +604,8 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.pkt_left.d.next = 0.into();
             self.hpos.d.next = 0.into();
             self.nh_r.d.next = 0.into();
-            self.room_r.d.next = 0.into();
+            self.p_r.d.next = 0.into();
+            self.pend_r.d.next = false;
             self.held.d.next = 0.into();
             self.rd.d.next = 0.into();
             self.bend.d.next = 0.into();
