@@ -224,6 +224,10 @@ pub struct RegBlock {
     c_mpa_rx_segments_in: DFF<Bits<32>>,
     /// The next MPA input beat is a ULPDU's first.
     mpa_first: DFFWithInit<Bit>,
+    /// A ULPDU refused for its length was accepted in the clock before: counted now, so that
+    /// the 16-bit length compare and the 32-bit increment are not one path.
+    drop_zero_p: DFF<Bit>,
+    drop_over_p: DFF<Bit>,
     reset_regs: ResetRegs,
     // The bus.
     wr_ack: DFF<Bit>,
@@ -371,6 +375,8 @@ impl RegBlock {
             c_mctp_rx_frames_in: Default::default(),
             c_mpa_rx_segments_in: Default::default(),
             mpa_first: DFFWithInit::new(true),
+            drop_zero_p: Default::default(),
+            drop_over_p: Default::default(),
             reset_regs: ResetRegs::default(),
             wr_ack: Default::default(),
             rd_ack: Default::default(),
@@ -432,7 +438,7 @@ impl Logic for RegBlock {
             r_mpa_rx_mulpdu, r_mpa_rx_offset, mpa_first, reset_regs);
         dff_setup!(
             self, clock, c_mpa_ulpdus_in, c_mpa_drop_zero_len, c_mpa_drop_over_mulpdu, c_mctp_messages_in,
-            c_mctp_rx_frames_in, c_mpa_rx_segments_in, wr_ack, rd_ack, rd_data, rd_p, rd_hot
+            c_mctp_rx_frames_in, c_mpa_rx_segments_in, wr_ack, rd_ack, rd_data, rd_p, rd_hot, drop_zero_p, drop_over_p
         );
         self.r_control.d.next = self.r_control.q.val();
         self.r_scratch.d.next = self.r_scratch.q.val();
@@ -709,21 +715,28 @@ impl Logic for RegBlock {
         }
 
         // Counters kept here, from the input handshakes; each cleared by its block's reset.
+        self.drop_zero_p.d.next = false;
+        self.drop_over_p.d.next = false;
         if self.resets.mpa.val() {
             self.mpa_first.d.next = true;
             self.c_mpa_ulpdus_in.d.next = 0.into();
             self.c_mpa_drop_zero_len.d.next = 0.into();
             self.c_mpa_drop_over_mulpdu.d.next = 0.into();
-        } else if self.mpa_tap.tvalid.val() & self.mpa_tap.tready.val() {
-            self.mpa_first.d.next = self.mpa_tap.tlast.val();
-            if self.mpa_tap.tlast.val() {
-                self.c_mpa_ulpdus_in.d.next = self.c_mpa_ulpdus_in.q.val() + 1;
-            }
-            if self.mpa_first.q.val() & (self.mpa_s_len.val() == 0) {
+        } else {
+            if self.drop_zero_p.q.val() {
                 self.c_mpa_drop_zero_len.d.next = self.c_mpa_drop_zero_len.q.val() + 1;
             }
-            if self.mpa_first.q.val() & (self.mpa_s_len.val() > self.r_mpa_mulpdu.q.val().get_bits::<16>(0)) {
+            if self.drop_over_p.q.val() {
                 self.c_mpa_drop_over_mulpdu.d.next = self.c_mpa_drop_over_mulpdu.q.val() + 1;
+            }
+            if self.mpa_tap.tvalid.val() & self.mpa_tap.tready.val() {
+                self.mpa_first.d.next = self.mpa_tap.tlast.val();
+                if self.mpa_tap.tlast.val() {
+                    self.c_mpa_ulpdus_in.d.next = self.c_mpa_ulpdus_in.q.val() + 1;
+                }
+                self.drop_zero_p.d.next = self.mpa_first.q.val() & (self.mpa_s_len.val() == 0);
+                self.drop_over_p.d.next =
+                    self.mpa_first.q.val() & (self.mpa_s_len.val() > self.r_mpa_mulpdu.q.val().get_bits::<16>(0));
             }
         }
         if self.resets.mctp.val() {
