@@ -71,6 +71,8 @@ pub struct MicStage<const D: usize, const K: usize> {
     f_after0: DFF<Bits<17>>,
     f_p0: DFF<Bits<8>>,
     f_pend0: DFF<Bit>,
+    f_npl0: DFF<Bits<8>>,
+    f_neom0: DFF<Bit>,
     n_dropped: DFF<Bits<32>>,
     adv: Signal<Local, Bit>,
     first: Signal<Local, Bit>,
@@ -91,6 +93,9 @@ pub struct MicStage<const D: usize, const K: usize> {
     /// The whole message fits one packet.
     fits: Signal<Local, Bit>,
     pkt0: Signal<Local, Bits<8>>,
+    /// The message fits two packets.
+    fits2: Signal<Local, Bit>,
+    over_mtu: Signal<Local, Bits<17>>,
     room0: Signal<Local, Bits<8>>,
     pend0: Signal<Local, Bit>,
     c_room0: Constant<Bits<8>>,
@@ -156,6 +161,8 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             f_after0: Default::default(),
             f_p0: Default::default(),
             f_pend0: Default::default(),
+            f_npl0: Default::default(),
+            f_neom0: Default::default(),
             n_dropped: Default::default(),
             adv: Default::default(),
             first: Default::default(),
@@ -175,6 +182,8 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             mtu17: Default::default(),
             fits: Default::default(),
             pkt0: Default::default(),
+            fits2: Default::default(),
+            over_mtu: Default::default(),
             room0: Default::default(),
             pend0: Default::default(),
             // The first beat's room after the header: W − min(header, W).
@@ -208,7 +217,7 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, mic_r, r_mic, hold, hold_cnt, o_data, o_keep, o_valid, o_last, f_src, f_dst, f_tag,
-            f_to, f_seq, f_mtu, f_smbus, f_sa_src, f_sa_dst, f_pkt0, f_eom0, f_after0, f_p0, f_pend0, n_dropped
+            f_to, f_seq, f_mtu, f_smbus, f_sa_src, f_sa_dst, f_pkt0, f_eom0, f_after0, f_p0, f_pend0, f_npl0, f_neom0, n_dropped
         );
         self.m.tdata.next = self.o_data.q.val();
         self.m.tkeep.next = self.o_keep.q.val();
@@ -228,6 +237,8 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         self.msg.after0.next = self.f_after0.q.val();
         self.msg.p0.next = self.f_p0.q.val();
         self.msg.pend0.next = self.f_pend0.q.val();
+        self.msg.npl0.next = self.f_npl0.q.val();
+        self.msg.neom0.next = self.f_neom0.q.val();
         self.dropped.next = self.n_dropped.q.val();
 
         self.adv.next = !self.o_valid.q.val() | self.m.tready.val();
@@ -316,6 +327,8 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         }
         self.mtu17.next = bit_cast::<17, 8>(self.cfg.mtu.val());
         self.fits.next = self.len_in.val() <= self.mtu17.val();
+        self.fits2.next = self.len_in.val() <= (self.mtu17.val() << 1);
+        self.over_mtu.next = self.len_in.val() - self.mtu17.val();
         self.pkt0.next = self.cfg.mtu.val();
         if self.fits.val() {
             self.pkt0.next = self.len_in.val().get_bits::<8>(0);
@@ -380,10 +393,16 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                         // The first packet's layout (`transmit`'s split: MTU-sized packets).
                         self.f_eom0.d.next = self.fits.val();
                         self.f_pkt0.d.next = self.cfg.mtu.val();
-                        self.f_after0.d.next = self.len_in.val() - self.mtu17.val();
+                        self.f_after0.d.next = self.over_mtu.val();
+                        self.f_neom0.d.next = self.fits2.val();
+                        self.f_npl0.d.next = self.cfg.mtu.val();
+                        if self.fits2.val() {
+                            self.f_npl0.d.next = self.over_mtu.val().get_bits::<8>(0);
+                        }
                         if self.fits.val() {
                             self.f_pkt0.d.next = self.len_in.val().get_bits::<8>(0);
                             self.f_after0.d.next = 0.into();
+                            self.f_npl0.d.next = 0.into();
                         }
                         self.f_pend0.d.next = self.pend0.val();
                         self.f_p0.d.next = self.room0.val();

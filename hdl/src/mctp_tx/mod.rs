@@ -118,6 +118,9 @@ pub struct MessageFieldsSource {
     /// header leaves of the first beat), and whether the packet's payload ends in it.
     pub p0: Signal<Out, Bits<8>>,
     pub pend0: Signal<Out, Bit>,
+    /// The second packet's payload octets, `min(after0, mtu)`, and whether it is the last.
+    pub npl0: Signal<Out, Bits<8>>,
+    pub neom0: Signal<Out, Bit>,
 }
 
 /// The reading side of [`MessageFieldsSource`].
@@ -138,6 +141,8 @@ pub struct MessageFields {
     pub after0: Signal<In, Bits<17>>,
     pub p0: Signal<In, Bits<8>>,
     pub pend0: Signal<In, Bit>,
+    pub npl0: Signal<In, Bits<8>>,
+    pub neom0: Signal<In, Bit>,
 }
 
 /// The packetizer for `K` octets per beat (`D = 8K` data bits; `K` ∈ {1, 2, 4, 8}).

@@ -76,8 +76,12 @@ pub struct PacketStage<const D: usize, const K: usize> {
     r_sa_dst: DFF<Bits<7>>,
     som: DFF<Bit>,
     eom: DFF<Bit>,
-    /// The message's octets after the current packet.
+    /// The message's octets after the current packet, the next packet's share of them
+    /// (`min(after, mtu)`) and whether the next packet is the last: a packet's length is known
+    /// a packet ahead, so a new packet's layout is a select, not arithmetic.
     after: DFF<Bits<17>>,
+    npl: DFF<Bits<8>>,
+    neom: DFF<Bit>,
     pkt_left: DFF<Bits<8>>,
     hpos: DFF<Bits<8>>,
     /// The next beat's header octets (`nh` outside the idle
@@ -121,6 +125,12 @@ pub struct PacketStage<const D: usize, const K: usize> {
     e_som: Signal<Local, Bit>,
     e_eom: Signal<Local, Bit>,
     e_after: Signal<Local, Bits<17>>,
+    e_npl: Signal<Local, Bits<8>>,
+    e_neom: Signal<Local, Bit>,
+    after_n: Signal<Local, Bits<17>>,
+    rm_b: Signal<Local, Bits<8>>,
+    p_b: Signal<Local, Bits<8>>,
+    pend_b: Signal<Local, Bit>,
     e_pkt_left: Signal<Local, Bits<8>>,
     e_hpos: Signal<Local, Bits<8>>,
     e_in_done: Signal<Local, Bit>,
@@ -215,6 +225,8 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             som: Default::default(),
             eom: Default::default(),
             after: Default::default(),
+            npl: Default::default(),
+            neom: Default::default(),
             pkt_left: Default::default(),
             hpos: Default::default(),
             nh_r: Default::default(),
@@ -249,6 +261,12 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             e_som: Default::default(),
             e_eom: Default::default(),
             e_after: Default::default(),
+            e_npl: Default::default(),
+            e_neom: Default::default(),
+            after_n: Default::default(),
+            rm_b: Default::default(),
+            p_b: Default::default(),
+            pend_b: Default::default(),
             e_pkt_left: Default::default(),
             e_hpos: Default::default(),
             e_in_done: Default::default(),
@@ -321,7 +339,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
-            after, pkt_left, hpos, nh_r, p_r, pend_r, held, rd, bend, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
+            after, npl, neom, pkt_left, hpos, nh_r, p_r, pend_r, held, rd, bend, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
             o_pec_lane, n_packets, n_messages, n_len_errors, len_err_p
         );
         self.m.tdata.next = self.o_data.q.val();
@@ -350,6 +368,8 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         self.e_som.next = self.som.q.val();
         self.e_eom.next = self.eom.q.val();
         self.e_after.next = self.after.q.val();
+        self.e_npl.next = self.npl.q.val();
+        self.e_neom.next = self.neom.q.val();
         self.e_pkt_left.next = self.pkt_left.q.val();
         self.e_hpos.next = self.hpos.q.val();
         self.e_in_done.next = self.in_done.q.val();
@@ -367,6 +387,8 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.e_som.next = true;
             self.e_eom.next = self.msg.eom0.val();
             self.e_after.next = self.msg.after0.val();
+            self.e_npl.next = self.msg.npl0.val();
+            self.e_neom.next = self.msg.neom0.val();
             self.e_pkt_left.next = self.msg.pkt0.val();
             self.e_hpos.next = 0.into();
             self.e_in_done.next = false;
@@ -497,9 +519,9 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         }
         self.mtu17.next = bit_cast::<17, 8>(self.e_mtu.val());
 
-        // The next beat's layout (used when this beat goes out): the rest of this packet, or
-        // the message's next packet, min(after, mtu) octets behind its header.
-        self.new_pkt.next = self.frame_end.val() & !self.e_eom.val();
+        // The next beat's layout (used when this beat goes out), both candidates side by side:
+        // the rest of this packet, or the message's next packet (`npl` octets behind its
+        // header); which one is the last select.
         self.pl_n.next = self.e_pkt_left.val() - self.p.val();
         self.nh_n.next = self.rest.val();
         self.rm_n.next = self.c_w.val() - self.rest.val();
@@ -507,23 +529,32 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.nh_n.next = self.c_w.val();
             self.rm_n.next = 0.into();
         }
-        if self.new_pkt.val() {
-            self.pl_n.next = self.e_mtu.val();
-            if self.e_after.val() <= self.mtu17.val() {
-                self.pl_n.next = self.e_after.val().get_bits::<8>(0);
-            }
-            self.nh_n.next = self.c_nh0.val();
-            self.rm_n.next = self.c_room0.val();
-            if self.e_smbus.val() {
-                self.nh_n.next = self.c_nh0_smbus.val();
-                self.rm_n.next = self.c_room0_smbus.val();
-            }
-        }
         self.pend_n.next = self.pl_n.val() <= self.rm_n.val();
         self.p_n.next = self.rm_n.val();
         if self.pend_n.val() {
             self.p_n.next = self.pl_n.val();
         }
+        self.rm_b.next = self.c_room0.val();
+        if self.e_smbus.val() {
+            self.rm_b.next = self.c_room0_smbus.val();
+        }
+        self.pend_b.next = self.e_npl.val() <= self.rm_b.val();
+        self.p_b.next = self.rm_b.val();
+        if self.pend_b.val() {
+            self.p_b.next = self.e_npl.val();
+        }
+        self.new_pkt.next = self.frame_end.val() & !self.e_eom.val();
+        if self.new_pkt.val() {
+            self.pl_n.next = self.e_npl.val();
+            self.nh_n.next = self.c_nh0.val();
+            if self.e_smbus.val() {
+                self.nh_n.next = self.c_nh0_smbus.val();
+            }
+            self.pend_n.next = self.pend_b.val();
+            self.p_n.next = self.p_b.val();
+        }
+        // The message's octets after the next packet.
+        self.after_n.next = self.e_after.val() - bit_cast::<17, 8>(self.e_npl.val());
 
         // Registers.
         if self.m.tready.val() {
@@ -556,6 +587,8 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.som.d.next = self.e_som.val();
             self.eom.d.next = self.e_eom.val();
             self.after.d.next = self.e_after.val();
+            self.npl.d.next = self.e_npl.val();
+            self.neom.d.next = self.e_neom.val();
             self.pkt_left.d.next = self.pl_n.val();
             self.hpos.d.next = self.e_hpos.val() + self.nh.val();
             self.nh_r.d.next = self.nh_n.val();
@@ -585,11 +618,15 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
                     }
                 } else {
                     // The next packet: min(after, mtu) octets, the last one if that is all.
-                    self.after.d.next = self.e_after.val() - self.mtu17.val();
-                    if self.e_after.val() <= self.mtu17.val() {
-                        self.after.d.next = 0.into();
+                    // The next packet: npl octets, the last one if neom; the one after it is
+                    // worked out from registers now, a packet ahead.
+                    self.eom.d.next = self.e_neom.val();
+                    self.after.d.next = self.after_n.val();
+                    self.npl.d.next = self.e_mtu.val();
+                    if self.after_n.val() <= self.mtu17.val() {
+                        self.npl.d.next = self.after_n.val().get_bits::<8>(0);
                     }
-                    self.eom.d.next = self.e_after.val() <= self.mtu17.val();
+                    self.neom.d.next = self.after_n.val() <= self.mtu17.val();
                     self.som.d.next = false;
                     self.r_seq.d.next = self.e_seq.val() + 1;
                     self.hpos.d.next = 0.into();
@@ -601,6 +638,8 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.som.d.next = false;
             self.eom.d.next = false;
             self.after.d.next = 0.into();
+            self.npl.d.next = 0.into();
+            self.neom.d.next = false;
             self.pkt_left.d.next = 0.into();
             self.hpos.d.next = 0.into();
             self.nh_r.d.next = 0.into();
