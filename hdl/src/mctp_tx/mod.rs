@@ -20,8 +20,10 @@
 //! [`mic::MicStage`] (refusals, the header fields latched, the NVMe-MI MIC appended: the
 //! message's payload stream), [`packets::PacketStage`] (the packets: headers, SMBus prefix, the
 //! payload split by the MTU; the datapath is described there) and [`pec::PecStage`] (the SMBus
-//! PEC). The CRC-32C and CRC-8 networks are [`crate::crc::CrcStep`] leaves. Latency three
-//! clocks; back-to-back messages run at one output beat per clock.
+//! PEC), with a skid buffer between the first two (the message fields on its side channel), so
+//! that the packet stage's input handshake ends at registers. The CRC-32C and CRC-8 networks
+//! are [`crate::crc::CrcStep`] leaves. Latency four clocks (three before issue 27's skid
+//! buffer); back-to-back messages run at one output beat per clock.
 //!
 //! `s_len` must equal the octets the frame carries; if it does not, the block does not hang: a
 //! short message is padded with zero octets (after its MIC), the excess of a long one is
@@ -31,7 +33,7 @@ pub mod mic;
 pub mod packets;
 pub mod pec;
 
-use crate::axis::{AxisSink, AxisSource};
+use crate::axis::{AxisSink, AxisSkid, AxisSource};
 use crate::testbench::{BenchError, HdlModel};
 use mic::MicStage;
 use packets::PacketStage;
@@ -145,6 +147,9 @@ pub struct MessageFields {
     pub neom0: Signal<In, Bit>,
 }
 
+/// The bits of [`MessageFields`], packed on the side channel between stage A and stage B.
+const MSG_BITS: usize = 89;
+
 /// The packetizer for `K` octets per beat (`D = 8K` data bits; `K` ∈ {1, 2, 4, 8}).
 #[derive(LogicBlock)]
 pub struct MctpTx<const D: usize, const K: usize> {
@@ -157,6 +162,13 @@ pub struct MctpTx<const D: usize, const K: usize> {
     pub m: AxisSource<D, K>,
     pub counters: MctpTxCounters,
     mic: MicStage<D, K>,
+    /// Between the message stage and the packet stage: the packet stage's `take` (which
+    /// depends on the beat's layout) ends at this buffer's registers instead of running on
+    /// into the message stage's enables. The message fields ride on its side channel, so each
+    /// beat carries its message's.
+    skid: AxisSkid<D, K, MSG_BITS>,
+    msg_user: Signal<Local, Bits<MSG_BITS>>,
+    c_one_u: Constant<Bits<MSG_BITS>>,
     pkt: PacketStage<D, K>,
     pec: PecStage<D, K>,
 }
@@ -173,6 +185,9 @@ impl<const D: usize, const K: usize> Default for MctpTx<D, K> {
             m: Default::default(),
             counters: Default::default(),
             mic: Default::default(),
+            skid: Default::default(),
+            msg_user: Default::default(),
+            c_one_u: Constant::new(1u64.into()),
             pkt: Default::default(),
             pec: Default::default(),
         }
@@ -182,16 +197,61 @@ impl<const D: usize, const K: usize> Default for MctpTx<D, K> {
 impl<const D: usize, const K: usize> Logic for MctpTx<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, mic, pkt, pec);
+        clock!(self, clock, mic, skid, pkt, pec);
         self.mic.reset.next = self.reset.val();
+        self.skid.reset.next = self.reset.val();
         self.pkt.reset.next = self.reset.val();
         self.pec.reset.next = self.reset.val();
         // Input port → message stage → packet stage → PEC stage → output port.
         MctpTxConfig::link(&mut self.cfg, &mut self.mic.cfg);
         AxisSink::<D, K>::link(&mut self.s, &mut self.mic.s);
         self.mic.s_len.next = self.s_len.val();
-        AxisSource::<D, K>::join(&mut self.mic.m, &mut self.pkt.s);
-        MessageFieldsSource::join(&mut self.mic.msg, &mut self.pkt.msg);
+        AxisSource::<D, K>::join(&mut self.mic.m, &mut self.skid.s);
+        // The message fields, packed for the skid buffer's side channel and unpacked behind it.
+        self.msg_user.next = (bit_cast::<MSG_BITS, 8>(self.mic.msg.src.val()) << 0)
+            | (bit_cast::<MSG_BITS, 8>(self.mic.msg.dst.val()) << 8)
+            | (bit_cast::<MSG_BITS, 3>(self.mic.msg.tag.val()) << 16)
+            | (bit_cast::<MSG_BITS, 2>(self.mic.msg.seq.val()) << 20)
+            | (bit_cast::<MSG_BITS, 8>(self.mic.msg.mtu.val()) << 22)
+            | (bit_cast::<MSG_BITS, 7>(self.mic.msg.sa_src.val()) << 31)
+            | (bit_cast::<MSG_BITS, 7>(self.mic.msg.sa_dst.val()) << 38)
+            | (bit_cast::<MSG_BITS, 8>(self.mic.msg.pkt0.val()) << 45)
+            | (bit_cast::<MSG_BITS, 17>(self.mic.msg.after0.val()) << 54)
+            | (bit_cast::<MSG_BITS, 8>(self.mic.msg.p0.val()) << 71)
+            | (bit_cast::<MSG_BITS, 8>(self.mic.msg.npl0.val()) << 80);
+        if self.mic.msg.to.val() {
+            self.msg_user.next = self.msg_user.val() | (self.c_one_u.val() << 19);
+        }
+        if self.mic.msg.smbus.val() {
+            self.msg_user.next = self.msg_user.val() | (self.c_one_u.val() << 30);
+        }
+        if self.mic.msg.eom0.val() {
+            self.msg_user.next = self.msg_user.val() | (self.c_one_u.val() << 53);
+        }
+        if self.mic.msg.pend0.val() {
+            self.msg_user.next = self.msg_user.val() | (self.c_one_u.val() << 79);
+        }
+        if self.mic.msg.neom0.val() {
+            self.msg_user.next = self.msg_user.val() | (self.c_one_u.val() << 88);
+        }
+        self.skid.s_user.next = self.msg_user.val();
+        AxisSource::<D, K>::join(&mut self.skid.m, &mut self.pkt.s);
+        self.pkt.msg.src.next = self.skid.m_user.val().get_bits::<8>(0);
+        self.pkt.msg.dst.next = self.skid.m_user.val().get_bits::<8>(8);
+        self.pkt.msg.tag.next = self.skid.m_user.val().get_bits::<3>(16);
+        self.pkt.msg.to.next = self.skid.m_user.val().get_bit(19);
+        self.pkt.msg.seq.next = self.skid.m_user.val().get_bits::<2>(20);
+        self.pkt.msg.mtu.next = self.skid.m_user.val().get_bits::<8>(22);
+        self.pkt.msg.smbus.next = self.skid.m_user.val().get_bit(30);
+        self.pkt.msg.sa_src.next = self.skid.m_user.val().get_bits::<7>(31);
+        self.pkt.msg.sa_dst.next = self.skid.m_user.val().get_bits::<7>(38);
+        self.pkt.msg.pkt0.next = self.skid.m_user.val().get_bits::<8>(45);
+        self.pkt.msg.eom0.next = self.skid.m_user.val().get_bit(53);
+        self.pkt.msg.after0.next = self.skid.m_user.val().get_bits::<17>(54);
+        self.pkt.msg.p0.next = self.skid.m_user.val().get_bits::<8>(71);
+        self.pkt.msg.pend0.next = self.skid.m_user.val().get_bit(79);
+        self.pkt.msg.npl0.next = self.skid.m_user.val().get_bits::<8>(80);
+        self.pkt.msg.neom0.next = self.skid.m_user.val().get_bit(88);
         AxisSource::<D, K>::join(&mut self.pkt.m, &mut self.pec.s);
         self.pec.s_pec.next = self.pkt.m_pec.val();
         self.pec.s_pec_lane.next = self.pkt.m_pec_lane.val();
