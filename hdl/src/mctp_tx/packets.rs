@@ -151,7 +151,13 @@ pub struct PacketStage<const D: usize, const K: usize> {
     take: Signal<Local, Bit>,
     in_cnt: Signal<Local, Bits<8>>,
     tot: Signal<Local, Bits<8>>,
-    pad: Signal<Local, Bit>,
+    pad_t: Signal<Local, Bit>,
+    pad_nt: Signal<Local, Bit>,
+    rd_t: Signal<Local, Bits<8>>,
+    rd_nt: Signal<Local, Bits<8>>,
+    le_t: Signal<Local, Bit>,
+    le_nt: Signal<Local, Bit>,
+    len_err: Signal<Local, Bit>,
     buf_part: Signal<Local, Bits<D>>,
     in_part: Signal<Local, Bits<D>>,
     pay: Signal<Local, Bits<D>>,
@@ -287,7 +293,13 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             take: Default::default(),
             in_cnt: Default::default(),
             tot: Default::default(),
-            pad: Default::default(),
+            pad_t: Default::default(),
+            pad_nt: Default::default(),
+            rd_t: Default::default(),
+            rd_nt: Default::default(),
+            le_t: Default::default(),
+            le_nt: Default::default(),
+            len_err: Default::default(),
             buf_part: Default::default(),
             in_part: Default::default(),
             pay: Default::default(),
@@ -442,12 +454,12 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
                 self.in_cnt.next = self.c_lane1[i].val();
             }
         }
-        self.tot.next = self.avail.val();
-        if self.take.val() {
-            self.tot.next = self.avail.val() + self.in_cnt.val();
-        }
-        // The payload stream ended early: the rest of the message is zeros.
-        self.pad.next = self.p.val() > self.tot.val();
+        // The payload stream ended early: the rest of the message is zeros. Worked out for both
+        // outcomes of `take` (with the new beat's octets, `_t`, or without, `_nt`) side by side,
+        // and selected by it at the end, so `take` is not in front of the arithmetic.
+        self.tot.next = self.avail.val() + self.in_cnt.val();
+        self.pad_t.next = self.p.val() > self.tot.val();
+        self.pad_nt.next = self.p.val() > self.avail.val();
 
         // Payload octets: held from rd, then the new beat.
         // rd runs to W (held used up): the shift then clears it.
@@ -503,19 +515,31 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             }
         }
 
-        // What is left of held, and of the message.
-        self.rd_n.next = self.rd.q.val() + self.p.val();
+        // What is left of held, and of the message (both outcomes, then the select), and
+        // whether a message ending here had a length error (short, not ended by its last
+        // beat, or octets left over).
+        self.rd_nt.next = self.rd.q.val() + self.p.val();
+        if self.pad_nt.val() {
+            self.rd_nt.next = self.bend.q.val();
+        }
+        self.rd_t.next = self.p.val() - self.avail.val();
+        if self.pad_t.val() {
+            self.rd_t.next = self.in_cnt.val();
+        }
+        self.le_nt.next =
+            self.e_short.val() | self.pad_nt.val() | !self.e_in_done.val() | (self.rd_nt.val() != self.bend.q.val());
+        self.le_t.next = self.e_short.val() | self.pad_t.val() | !self.s.tlast.val() | (self.rd_t.val() != self.in_cnt.val());
+        self.rd_n.next = self.rd_nt.val();
         self.bend_n.next = self.bend.q.val();
         self.in_done_n.next = self.e_in_done.val();
+        self.short_n.next = self.e_short.val() | self.pad_nt.val();
+        self.len_err.next = self.le_nt.val();
         if self.take.val() {
-            self.rd_n.next = self.p.val() - self.avail.val();
+            self.rd_n.next = self.rd_t.val();
             self.bend_n.next = self.in_cnt.val();
             self.in_done_n.next = self.s.tlast.val();
-        }
-        self.short_n.next = self.e_short.val();
-        if self.pad.val() {
-            self.rd_n.next = self.bend_n.val();
-            self.short_n.next = true;
+            self.short_n.next = self.e_short.val() | self.pad_t.val();
+            self.len_err.next = self.le_t.val();
         }
         self.mtu17.next = bit_cast::<17, 8>(self.e_mtu.val());
 
@@ -610,8 +634,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
                     // The message is out: what is left of held is discarded.
                     self.n_messages.d.next = self.n_messages.q.val() + 1;
                     self.rd.d.next = self.bend_n.val();
-                    self.len_err_p.d.next =
-                        self.short_n.val() | !self.in_done_n.val() | (self.rd_n.val() != self.bend_n.val());
+                    self.len_err_p.d.next = self.len_err.val();
                     self.phase.d.next = PacketPhase::Idle;
                     if !self.in_done_n.val() {
                         self.phase.d.next = PacketPhase::Drain;
