@@ -26,12 +26,12 @@ const BUDGETS: &[(&str, usize, &str)] = &[
     ("mpa_tx_w4", 11, "ceiling: MPA TX length check and counters (carry chains on the ECP5; 136.5 MHz at W = 8, issue 26)"),
     ("mpa_tx_w8", 11, "ceiling: MPA TX length check and counters (carry chains on the ECP5; 136.5 MHz at W = 8, issue 26)"),
     ("mpa_rx_w8", 12, "ceiling: MPA RX aligner and check stages (carry chains on the ECP5; see docs/PERFORMANCE.md, issue 26)"),
-    ("mctp_tx_w1", 19, "ceiling: MCTP TX not yet pipelined (issue 27)"),
-    ("mctp_tx_w4", 24, "ceiling: MCTP TX not yet pipelined (issue 27)"),
-    ("mctp_tx_w8", 22, "ceiling: MCTP TX not yet pipelined (issue 27)"),
+    ("mctp_tx_w1", 11, "ceiling: MCTP TX partly pipelined (layout a beat ahead, skid buffer; 19 before, issue 27)"),
+    ("mctp_tx_w4", 11, "ceiling: MCTP TX partly pipelined (layout a beat ahead, skid buffer; 24 before, issue 27)"),
+    ("mctp_tx_w8", 12, "ceiling: MCTP TX partly pipelined (layout a beat ahead, skid buffer; 22 before, issue 27)"),
     ("mctp_rx_w1", 22, "ceiling: MCTP RX not yet pipelined (issue 27)"),
     ("mctp_rx_w4", 21, "ceiling: MCTP RX not yet pipelined (issue 27)"),
-    ("regs_w4", 11, "ceiling: register read multiplexer not yet registered (issue 27)"),
+    ("regs_w4", 11, "ceiling: the 32-bit counters' increments, which ripple in abc but are carry chains on the ECP5 (the read multiplexer is registered: 210 MHz, issue 27)"),
 ];
 
 /// Entries the guard leaves to `offload synth --depth`, each for its Yosys time on two cores:
