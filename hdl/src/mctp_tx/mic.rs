@@ -13,8 +13,7 @@ use crate::axis::{AxisSink, AxisSource};
 use crate::crc::CrcStep;
 use offload_driver::crc::CrcKind;
 use offload_driver::mctp::header::{EID_BROADCAST, EID_RESERVED};
-use offload_driver::mctp::smbus::PREFIX_LEN;
-use offload_driver::mctp::{HEADER_LEN, MAX_MESSAGE_LEN, MAX_MTU, MIN_MTU, SMBUS_MAX_MTU};
+use offload_driver::mctp::{MAX_MESSAGE_LEN, MAX_MTU, MIN_MTU, SMBUS_MAX_MTU};
 use offload_driver::nvme_mi::{IC_BIT, MIC_LEN, OOB_MAX_MESSAGE_LEN};
 use rust_hdl::prelude::*;
 
@@ -187,8 +186,8 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             room0: Default::default(),
             pend0: Default::default(),
             // The first beat's room after the header: W − min(header, W).
-            c_room0: Constant::new(((K - HEADER_LEN.min(K)) as u64).into()),
-            c_room0_smbus: Constant::new(((K - (PREFIX_LEN + HEADER_LEN).min(K)) as u64).into()),
+            c_room0: super::first_beat_room(K, false),
+            c_room0_smbus: super::first_beat_room(K, true),
             c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
             c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),

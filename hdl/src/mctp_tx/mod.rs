@@ -147,6 +147,15 @@ pub struct MessageFields {
     pub neom0: Signal<In, Bit>,
 }
 
+/// Payload octets left in a packet's first beat of `k` octets after the header (and the SMBus
+/// prefix with `smbus`): `k − min(header, k)`. One definition for stage A (`p0`) and the packet
+/// stage (a new packet's first beat).
+fn first_beat_room(k: usize, smbus: bool) -> Constant<Bits<8>> {
+    use offload_driver::mctp::{smbus::PREFIX_LEN, HEADER_LEN};
+    let header = HEADER_LEN + if smbus { PREFIX_LEN } else { 0 };
+    Constant::new(((k - header.min(k)) as u64).into())
+}
+
 /// The bits of [`MessageFields`], packed on the side channel between stage A and stage B.
 const MSG_BITS: usize = 89;
 

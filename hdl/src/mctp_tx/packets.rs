@@ -332,8 +332,8 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             c_hl_smbus: Constant::new(((PREFIX_LEN + HEADER_LEN) as u64).into()),
             c_nh0: Constant::new((HEADER_LEN.min(K) as u64).into()),
             c_nh0_smbus: Constant::new(((PREFIX_LEN + HEADER_LEN).min(K) as u64).into()),
-            c_room0: Constant::new(((K - HEADER_LEN.min(K)) as u64).into()),
-            c_room0_smbus: Constant::new(((K - (PREFIX_LEN + HEADER_LEN).min(K)) as u64).into()),
+            c_room0: super::first_beat_room(K, false),
+            c_room0_smbus: super::first_beat_room(K, true),
             // SMBus byte count: source octet + MCTP header + payload (DSP0237).
             c_count_add: Constant::new(((1 + HEADER_LEN) as u64).into()),
             c_mctp_fixed: Constant::new((HEADER_VERSION as u64).into()),
