@@ -11,8 +11,10 @@ use crate::crc::CrcStep;
 use offload_driver::crc::CrcKind;
 use rust_hdl::prelude::*;
 
-/// The NVMe-MI MIC register: on `en` it takes the CRC-32C step of `state_in` over the `keep`
-/// octets of `data` (`keep` = 0 loads `state_in` unchanged).
+/// The NVMe-MI MIC register: on `en` it takes the CRC-32C step of `state_in` over all of
+/// `data` when `full`, else `state_in` unchanged. (Only whole words are ever folded in here, so
+/// the step's octet mask is a constant and synthesis keeps no partial-word shifter: the step
+/// is a bare XOR network, the end of the frame stage's longest path.)
 #[derive(LogicBlock)]
 pub struct MicReg<const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
@@ -21,12 +23,13 @@ pub struct MicReg<const D: usize, const K: usize> {
     pub en: Signal<In, Bit>,
     pub state_in: Signal<In, Bits<32>>,
     pub data: Signal<In, Bits<D>>,
-    pub keep: Signal<In, Bits<K>>,
+    pub full: Signal<In, Bit>,
     pub q: Signal<Out, Bits<32>>,
     step: CrcStep<D, K, 32>,
     r: DFF<Bits<32>>,
     unused_fin: Signal<Local, Bits<32>>,
     c_init: Constant<Bits<32>>,
+    c_ones_k: Constant<Bits<K>>,
 }
 
 impl<const D: usize, const K: usize> Default for MicReg<D, K> {
@@ -38,12 +41,13 @@ impl<const D: usize, const K: usize> Default for MicReg<D, K> {
             en: Default::default(),
             state_in: Default::default(),
             data: Default::default(),
-            keep: Default::default(),
+            full: Default::default(),
             q: Default::default(),
             c_init: Constant::new(step.init()),
             step,
             r: Default::default(),
             unused_fin: Default::default(),
+            c_ones_k: Constant::new(crate::bits::low_ones(K).into()),
         }
     }
 }
@@ -55,10 +59,13 @@ impl<const D: usize, const K: usize> Logic for MicReg<D, K> {
         self.q.next = self.r.q.val();
         self.step.state.next = self.state_in.val();
         self.step.data.next = self.data.val();
-        self.step.keep.next = self.keep.val();
+        self.step.keep.next = self.c_ones_k.val();
         self.unused_fin.next = self.step.fin.val();
         if self.en.val() {
-            self.r.d.next = self.step.nxt.val();
+            self.r.d.next = self.state_in.val();
+            if self.full.val() {
+                self.r.d.next = self.step.nxt.val();
+            }
         }
         if self.reset.val() {
             self.r.d.next = self.c_init.val();
@@ -66,9 +73,12 @@ impl<const D: usize, const K: usize> Logic for MicReg<D, K> {
     }
 }
 
-/// The SMBus PEC check (DSP0237: CRC-8 over the frame but its last octet): on `en` the CRC-8
-/// step over the `keep` octets of `data`; with `last`, `ok` becomes whether the finished CRC is
-/// `lane` (and `nonempty`), and the register restarts with `clear`.
+/// The SMBus PEC check (DSP0237: CRC-8 over the frame but its last octet), fed straight from
+/// the raw beat: on `en` the CRC-8 step over every octet of `data` (on a `last` beat, every
+/// valid octet but the last), and `ok` (combinational, meaningful on a `last` beat) says whether
+/// the finished CRC equals the frame's last octet. A `last` beat taken restarts the register.
+/// It works out the beat's octet count from `keep` itself, so that the decoder's statements
+/// that drive it are plain wires (see the module doc for why that matters to Verilator).
 #[derive(LogicBlock)]
 pub struct PecCheck<const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
@@ -76,17 +86,20 @@ pub struct PecCheck<const D: usize, const K: usize> {
     pub reset: Signal<In, Bit>,
     pub en: Signal<In, Bit>,
     pub data: Signal<In, Bits<D>>,
+    /// `tkeep`: read on a `last` beat only.
     pub keep: Signal<In, Bits<K>>,
     pub last: Signal<In, Bit>,
-    pub lane: Signal<In, Bits<8>>,
-    pub nonempty: Signal<In, Bit>,
-    /// The next frame starts: the CRC-8 back to its initial value.
-    pub clear: Signal<In, Bit>,
     pub ok: Signal<Out, Bit>,
     step: CrcStep<D, K, 8>,
     r: DFF<Bits<8>>,
-    ok_r: DFF<Bit>,
+    k: Signal<Local, Bits<8>>,
+    k_lane: Signal<Local, Bits<8>>,
+    step_keep: Signal<Local, Bits<K>>,
+    lane: Signal<Local, Bits<8>>,
     c_init: Constant<Bits<8>>,
+    c_lane1: [Constant<Bits<8>>; K],
+    c_bit: [Constant<Bits<K>>; K],
+    c_ones_k: Constant<Bits<K>>,
 }
 
 impl<const D: usize, const K: usize> Default for PecCheck<D, K> {
@@ -99,14 +112,17 @@ impl<const D: usize, const K: usize> Default for PecCheck<D, K> {
             data: Default::default(),
             keep: Default::default(),
             last: Default::default(),
-            lane: Default::default(),
-            nonempty: Default::default(),
-            clear: Default::default(),
             ok: Default::default(),
             c_init: Constant::new(step.init()),
             step,
             r: Default::default(),
-            ok_r: Default::default(),
+            k: Default::default(),
+            k_lane: Default::default(),
+            step_keep: Default::default(),
+            lane: Default::default(),
+            c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
+            c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
+            c_ones_k: Constant::new(crate::bits::low_ones(K).into()),
         }
     }
 }
@@ -114,22 +130,50 @@ impl<const D: usize, const K: usize> Default for PecCheck<D, K> {
 impl<const D: usize, const K: usize> Logic for PecCheck<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, r, ok_r);
-        self.ok.next = self.ok_r.q.val();
+        dff_setup!(self, clock, r);
+        // k: the valid octets of a last beat (the highest keep bit + 1), worked out twice: once
+        // for the step's octet mask and once for the PEC's lane, so that Verilator can split
+        // the statements that drive the step from the one that reads it (a shared variable
+        // would make them one group: a loop through the step, UNOPTFLAT).
+        self.k.next = 0.into();
+        for i in 0..K {
+            if (self.keep.val() & self.c_bit[i].val()) != 0 {
+                self.k.next = self.c_lane1[i].val();
+            }
+        }
+        self.step_keep.next = self.c_ones_k.val();
+        if self.last.val() {
+            self.step_keep.next = 0.into();
+            for i in 0..K {
+                if self.c_lane1[i].val() < self.k.val() {
+                    self.step_keep.next = self.step_keep.val() | self.c_bit[i].val();
+                }
+            }
+        }
+        self.k_lane.next = 0.into();
+        for i in 0..K {
+            if (self.keep.val() & self.c_bit[i].val()) != 0 {
+                self.k_lane.next = self.c_lane1[i].val();
+            }
+        }
+        self.lane.next = 0.into();
+        for i in 0..K {
+            if self.k_lane.val() == self.c_lane1[i].val() {
+                self.lane.next = self.data.val().get_bits::<8>(i * 8);
+            }
+        }
         self.step.state.next = self.r.q.val();
         self.step.data.next = self.data.val();
-        self.step.keep.next = self.keep.val();
+        self.step.keep.next = self.step_keep.val();
+        self.ok.next = (self.k_lane.val() != 0) & (self.step.fin.val() == self.lane.val());
         if self.en.val() {
             self.r.d.next = self.step.nxt.val();
             if self.last.val() {
-                self.ok_r.d.next = self.nonempty.val() & (self.step.fin.val() == self.lane.val());
+                self.r.d.next = self.c_init.val();
             }
         }
-        if self.clear.val() | self.reset.val() {
-            self.r.d.next = self.c_init.val();
-        }
         if self.reset.val() {
-            self.ok_r.d.next = false;
+            self.r.d.next = self.c_init.val();
         }
     }
 }

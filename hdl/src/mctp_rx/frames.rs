@@ -47,7 +47,8 @@
 //!   `receive` runs at one instant, so its timeouts never fire either).
 
 use super::counters::MctpRxBumpsSource;
-use super::crc_regs::{MicReg, PecCheck};
+use super::crc_regs::MicReg;
+use super::decode::INFO_BITS;
 use super::{MctpRxConfig, HW_MAX_LEN, MAX_PAYLOAD, RING_OCTETS};
 use crate::axis::AxisSink;
 use crate::crc::CrcStep;
@@ -65,8 +66,10 @@ pub struct FrameStage<const D: usize, const K: usize> {
     /// Synchronous, active high.
     pub reset: Signal<In, Bit>,
     pub cfg: MctpRxConfig,
-    /// Frames, one per packet.
+    /// Frames, one per packet, as the [`super::decode::BeatDecoder`] hands them on: each beat's
+    /// payload in lanes 0.. (`tkeep`), its decoded fields in `info`.
     pub s: AxisSink<D, K>,
+    pub info: Signal<In, Bits<INFO_BITS>>,
     /// The reader's free pointer: ring words from here up to the write position are in use.
     pub rp: Signal<In, Bits<14>>,
     /// The descriptor queue has no free entry.
@@ -85,11 +88,9 @@ pub struct FrameStage<const D: usize, const K: usize> {
     // Ingest.
     in_frame: DFF<Bit>,
     endc: DFF<Bit>,
-    pos: DFF<Bits<16>>,
     flen: DFF<Bits<16>>,
     hdr: DFF<Bits<64>>,
-    hleft: DFF<Bits<8>>,
-    room: DFF<Bits<16>>,
+    pec_ok: DFF<Bit>,
     t_ring: DFF<Bit>,
     t_slot: DFF<Bit>,
     wa: DFF<Bits<14>>,
@@ -108,20 +109,18 @@ pub struct FrameStage<const D: usize, const K: usize> {
     clen: DFF<Bits<16>>,
     c_wa: DFF<Bits<14>>,
     c_wf: DFF<Bits<8>>,
+    /// The ring word after the committed octets (`c_wa`, or the next word when `c_wf` > 0).
+    c_end: DFF<Bits<14>>,
     c_win: DFF<Bits<D>>,
     mic_c: DFF<Bits<32>>,
     c_first: DFF<Bits<8>>,
     ms: DFF<Bits<14>>,
     slot_busy: DFF<Bit>,
-    // The MIC over each written word, the PEC over each beat (children: see `crc_regs`), the
-    // MIC over the final partial word in the judging clock.
+    // The MIC over each written word (a child: see `crc_regs`), the MIC over the final
+    // partial word in the judging clock.
     mic_w: MicReg<D, K>,
-    pec: PecCheck<D, K>,
     fin_step: CrcStep<D, K, 32>,
     // Ingest, this clock.
-    hp: Signal<Local, Bits<8>>,
-    keep_in: Signal<Local, Bits<K>>,
-    k: Signal<Local, Bits<8>>,
     e_hdr: Signal<Local, Bits<64>>,
     em1: Signal<Local, Bits<8>>,
     em2: Signal<Local, Bits<8>>,
@@ -133,7 +132,10 @@ pub struct FrameStage<const D: usize, const K: usize> {
     d_slot: Signal<Local, Bit>,
     d_ring_som: Signal<Local, Bit>,
     d_ring_cont: Signal<Local, Bit>,
-    c_end: Signal<Local, Bits<14>>,
+    ok_wa: Signal<Local, Bit>,
+    ok_ms: Signal<Local, Bit>,
+    ok_end: Signal<Local, Bit>,
+    ok_cwa: Signal<Local, Bit>,
     e_tr: Signal<Local, Bit>,
     e_ts: Signal<Local, Bit>,
     e_wa: Signal<Local, Bits<14>>,
@@ -144,21 +146,13 @@ pub struct FrameStage<const D: usize, const K: usize> {
     ring_ok: Signal<Local, Bit>,
     rdy: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
-    kk: Signal<Local, Bits<8>>,
-    a: Signal<Local, Bits<8>>,
-    n: Signal<Local, Bits<8>>,
     n_eff: Signal<Local, Bits<8>>,
-    sh: Signal<Local, Bits<D>>,
     pay_mask: Signal<Local, Bits<D>>,
     pay: Signal<Local, Bits<D>>,
     lo: Signal<Local, Bits<D>>,
     hi: Signal<Local, Bits<D>>,
     total: Signal<Local, Bits<8>>,
     full: Signal<Local, Bit>,
-    pec_keep: Signal<Local, Bits<K>>,
-    pec_lane: Signal<Local, Bits<8>>,
-    pos_sum: Signal<Local, Bits<17>>,
-    pos_n: Signal<Local, Bits<16>>,
     beat_we: Signal<Local, Bit>,
     // Judging, this clock.
     mh0: Signal<Local, Bits<8>>,
@@ -190,19 +184,12 @@ pub struct FrameStage<const D: usize, const K: usize> {
     unused_nxt: Signal<Local, Bits<32>>,
     // Constants.
     c_lane: [Constant<Bits<8>>; K],
-    c_lane1: [Constant<Bits<8>>; K],
     c_bit: [Constant<Bits<K>>; K],
     c_byte_mask: [Constant<Bits<D>>; K],
     c_w: Constant<Bits<8>>,
     c_w_m1: Constant<Bits<8>>,
-    c_ones_k: Constant<Bits<K>>,
-    c_hp_raw: Constant<Bits<8>>,
-    c_hp_smbus: Constant<Bits<8>>,
     c_pm: Constant<Bits<14>>,
     c_ring_room: Constant<Bits<14>>,
-    c_pos_max: Constant<Bits<17>>,
-    c_pos_high: Constant<Bits<16>>,
-    c_max_payload: Constant<Bits<16>>,
     c_max_raw: Constant<Bits<16>>,
     c_hw_max: Constant<Bits<16>>,
     c_hw_max13: Constant<Bits<13>>,
@@ -242,6 +229,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             reset: Default::default(),
             cfg: Default::default(),
             s: Default::default(),
+            info: Default::default(),
             rp: Default::default(),
             q_full: Default::default(),
             slot_done: Default::default(),
@@ -254,11 +242,9 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             bump: Default::default(),
             in_frame: Default::default(),
             endc: Default::default(),
-            pos: Default::default(),
             flen: Default::default(),
             hdr: Default::default(),
-            hleft: Default::default(),
-            room: Default::default(),
+            pec_ok: Default::default(),
             t_ring: Default::default(),
             t_slot: Default::default(),
             wa: Default::default(),
@@ -276,6 +262,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             clen: Default::default(),
             c_wa: Default::default(),
             c_wf: Default::default(),
+            c_end: Default::default(),
             c_win: Default::default(),
             mic_c: Default::default(),
             c_first: Default::default(),
@@ -284,10 +271,6 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             c_mic_init: Constant::new(fin_step.init()),
             fin_step,
             mic_w: Default::default(),
-            pec: Default::default(),
-            hp: Default::default(),
-            keep_in: Default::default(),
-            k: Default::default(),
             e_hdr: Default::default(),
             em1: Default::default(),
             em2: Default::default(),
@@ -299,7 +282,10 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             d_slot: Default::default(),
             d_ring_som: Default::default(),
             d_ring_cont: Default::default(),
-            c_end: Default::default(),
+            ok_wa: Default::default(),
+            ok_ms: Default::default(),
+            ok_end: Default::default(),
+            ok_cwa: Default::default(),
             e_tr: Default::default(),
             e_ts: Default::default(),
             e_wa: Default::default(),
@@ -310,21 +296,13 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             ring_ok: Default::default(),
             rdy: Default::default(),
             take: Default::default(),
-            kk: Default::default(),
-            a: Default::default(),
-            n: Default::default(),
             n_eff: Default::default(),
-            sh: Default::default(),
             pay_mask: Default::default(),
             pay: Default::default(),
             lo: Default::default(),
             hi: Default::default(),
             total: Default::default(),
             full: Default::default(),
-            pec_keep: Default::default(),
-            pec_lane: Default::default(),
-            pos_sum: Default::default(),
-            pos_n: Default::default(),
             beat_we: Default::default(),
             mh0: Default::default(),
             mh1: Default::default(),
@@ -354,7 +332,6 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             desc_l: Default::default(),
             unused_nxt: Default::default(),
             c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
-            c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             c_byte_mask: std::array::from_fn(|i| Constant::new(crate::bits::bytes_to_bits::<D>(&{
                 let mut m = vec![0u8; K];
@@ -363,14 +340,8 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             }))),
             c_w: Constant::new((K as u64).into()),
             c_w_m1: Constant::new(((K - 1) as u64).into()),
-            c_ones_k: Constant::new(crate::bits::low_ones(K).into()),
-            c_hp_raw: Constant::new((HEADER_LEN as u64).into()),
-            c_hp_smbus: Constant::new(((PREFIX_LEN + HEADER_LEN) as u64).into()),
             c_pm: Constant::new((2 * rw - 1).into()),
             c_ring_room: Constant::new((rw - 2).into()),
-            c_pos_max: Constant::new(0xFFFFu64.into()),
-            c_pos_high: Constant::new((0xFFFFu64 & !7).into()),
-            c_max_payload: c16(MAX_PAYLOAD),
             c_max_raw: c16(HEADER_LEN + MAX_PAYLOAD),
             c_hw_max: c16(HW_MAX_LEN),
             c_hw_max13: Constant::new((HW_MAX_LEN as u64).into()),
@@ -400,46 +371,19 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, in_frame, endc, pos, flen, hdr, hleft, room, t_ring, t_slot, wa, wf, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit, clen, c_wa, c_wf, c_win, mic_c,
-            c_first, ms, slot_busy
+            self, clock, in_frame, endc, flen, hdr, pec_ok, t_ring, t_slot, wa, wf, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit, clen, c_wa, c_wf, c_end,
+            c_win, mic_c, c_first, ms, slot_busy
         );
-        clock!(self, clock, mic_w, pec);
+        clock!(self, clock, mic_w);
         self.mic_w.reset.next = self.reset.val();
-        self.pec.reset.next = self.reset.val();
-        self.hp.next = self.c_hp_raw.val();
-        if self.cfg.smbus.val() {
-            self.hp.next = self.c_hp_smbus.val();
-        }
 
-        // ---- Ingest: the beat on s. ----
-        self.keep_in.next = self.c_ones_k.val();
-        if self.s.tlast.val() {
-            self.keep_in.next = self.s.tkeep.val();
-        }
-        self.k.next = 0.into();
-        for i in 0..K {
-            if (self.keep_in.val() & self.c_bit[i].val()) != 0 {
-                self.k.next = self.c_lane1[i].val();
-            }
-        }
-        // Frame octets 0..8 into hdr (zero at each frame's start).
-        self.e_hdr.next = self.hdr.q.val();
-        // (pos < 8 as a test of its high bits, not a 16-bit compare: this beat's header
-        // octets start the longest path, through the target choice to the input's ready.)
-        if (self.pos.q.val() & self.c_pos_high.val()) == 0 {
-            self.e_hdr.next = self.hdr.q.val()
-                | (bit_cast::<64, D>(self.s.tdata.val()) << (bit_cast::<16, 16>(self.pos.q.val()) << 3));
-        }
-        self.em1.next = self.e_hdr.val().get_bits::<8>(8);
-        self.em2.next = self.e_hdr.val().get_bits::<8>(16);
-        self.em3.next = self.e_hdr.val().get_bits::<8>(24);
-        if self.cfg.smbus.val() {
-            self.em1.next = self.e_hdr.val().get_bits::<8>(40);
-            self.em2.next = self.e_hdr.val().get_bits::<8>(48);
-            self.em3.next = self.e_hdr.val().get_bits::<8>(56);
-        }
-        // The flags octet is the header's last: in this beat when 0 < hleft <= W.
-        self.flags_here.next = (self.hleft.q.val() != 0) & (self.hleft.q.val() <= self.c_w.val());
+        // ---- Ingest: the beat on s, decoded (positions, header octets so far, payload count).
+        self.e_hdr.next = self.info.val().get_bits::<64>(0);
+        self.em1.next = self.info.val().get_bits::<8>(64);
+        self.em2.next = self.info.val().get_bits::<8>(72);
+        self.em3.next = self.info.val().get_bits::<8>(80);
+        self.flags_here.next = self.info.val().get_bit(88);
+        self.n_eff.next = self.info.val().get_bits::<8>(89);
         self.d_som.next = (self.em3.val() & self.c_som.val()) != 0;
         self.d_eom.next = (self.em3.val() & self.c_eom.val()) != 0;
         self.d_match.next = self.ctx_open.q.val()
@@ -450,10 +394,6 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.d_slot.next = self.d_som.val() & self.ctx_open.q.val() & !self.d_match.val() & self.d_eom.val();
         self.d_ring_som.next = self.d_som.val() & !(self.ctx_open.q.val() & !self.d_match.val());
         self.d_ring_cont.next = !self.d_som.val() & self.d_match.val();
-        self.c_end.next = self.c_wa.q.val();
-        if self.c_wf.q.val() != 0 {
-            self.c_end.next = (self.c_wa.q.val() + 1) & self.c_pm.val();
-        }
         // Where this beat's payload goes, and the window state it continues from.
         self.e_tr.next = self.t_ring.q.val();
         self.e_ts.next = self.t_slot.q.val();
@@ -470,7 +410,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 if self.d_ring_som.val() {
                     self.e_wa.next = self.ms.q.val();
                     if self.ctx_open.q.val() {
-                        self.e_wa.next = self.c_end.val();
+                        self.e_wa.next = self.c_end.q.val();
                     }
                 }
                 self.e_wf.next = 0.into();
@@ -487,9 +427,25 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             }
         }
         // Ready unless judging, or a frame would start with no descriptor free, or the ring
-        // lacks room, or the slot's last message is still being read.
-        self.ring_ok.next =
-            !self.e_tr.val() | (((self.e_wa.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val());
+        // lacks room, or the slot's last message is still being read. The room is checked for
+        // each address the beat can write at, from registers, and the target picks one.
+        self.ok_wa.next = ((self.wa.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val();
+        self.ok_ms.next = ((self.ms.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val();
+        self.ok_end.next = ((self.c_end.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val();
+        self.ok_cwa.next = ((self.c_wa.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val();
+        self.ring_ok.next = !self.t_ring.q.val() | self.ok_wa.val();
+        if self.flags_here.val() {
+            self.ring_ok.next = true;
+            if self.d_ring_cont.val() {
+                self.ring_ok.next = self.ok_cwa.val();
+            }
+            if self.d_ring_som.val() {
+                self.ring_ok.next = self.ok_ms.val();
+                if self.ctx_open.q.val() {
+                    self.ring_ok.next = self.ok_end.val();
+                }
+            }
+        }
         self.rdy.next = !self.reset.val()
             & !self.endc.q.val()
             & (self.in_frame.q.val() | !self.q_full.val())
@@ -498,87 +454,26 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.s.tready.next = self.rdy.val();
         self.take.next = self.s.tvalid.val() & self.rdy.val();
 
-        // Payload lanes [a, kk): after the header, before the PEC on the last beat, clipped
-        // to the packet limit (room), shifted down to lane 0.
-        self.kk.next = self.c_w.val();
-        if self.s.tlast.val() {
-            self.kk.next = self.k.val();
-            if self.cfg.smbus.val() {
-                self.kk.next = 0.into();
-                if self.k.val() != 0 {
-                    self.kk.next = self.k.val() - 1;
-                }
-            }
-        }
-        self.a.next = self.hleft.q.val();
-        if self.hleft.q.val() > self.c_w.val() {
-            self.a.next = self.c_w.val();
-        }
-        self.n.next = 0.into();
-        if self.kk.val() > self.a.val() {
-            self.n.next = self.kk.val() - self.a.val();
-        }
-        self.n_eff.next = self.n.val();
-        if bit_cast::<16, 8>(self.n.val()) > self.room.q.val() {
-            self.n_eff.next = self.room.q.val().get_bits::<8>(0);
-        }
-        // (a = W only when no payload is in the beat: the shift wraps to 0 then.)
-        self.sh.next = self.s.tdata.val() >> (bit_cast::<16, 8>(self.a.val() & self.c_w_m1.val()) << 3);
+        // The payload (lanes 0..n_eff, tkeep) after the window (lanes past e_wf are zero): the
+        // word to write (lo) and what is left over (hi).
         self.pay_mask.next = 0.into();
         for i in 0..K {
-            if self.c_lane[i].val() < self.n_eff.val() {
+            if (self.s.tkeep.val() & self.c_bit[i].val()) != 0 {
                 self.pay_mask.next = self.pay_mask.val() | self.c_byte_mask[i].val();
             }
         }
-        self.pay.next = self.sh.val() & self.pay_mask.val();
-        // The window (lanes past e_wf are zero) and the payload after it: the word to write
-        // (lo) and what is left over (hi).
+        self.pay.next = self.s.tdata.val() & self.pay_mask.val();
         self.lo.next = self.e_win.val() | (self.pay.val() << (bit_cast::<16, 8>(self.e_wf.val()) << 3));
         self.hi.next =
             (self.pay.val() >> (bit_cast::<16, 8>(self.c_w_m1.val() - self.e_wf.val()) << 3)) >> 8;
         self.total.next = self.e_wf.val() + self.n_eff.val();
         self.full.next = self.total.val() >= self.c_w.val();
-        // The MIC register takes the written word (keep 0: e_mic unchanged) with every beat
+        // The MIC register takes the written word (not full: e_mic unchanged) with every beat
         // that has a target.
         self.mic_w.state_in.next = self.e_mic.val();
         self.mic_w.data.next = self.lo.val();
-        self.mic_w.keep.next = 0.into();
-        if self.full.val() {
-            self.mic_w.keep.next = self.c_ones_k.val();
-        }
+        self.mic_w.full.next = self.full.val();
         self.mic_w.en.next = self.take.val() & (self.e_tr.val() | self.e_ts.val());
-
-        // The PEC: every octet but the frame's last; the last is compared.
-        self.pec_keep.next = self.c_ones_k.val();
-        if self.s.tlast.val() {
-            self.pec_keep.next = 0.into();
-            for i in 0..K {
-                if self.c_lane1[i].val() < self.k.val() {
-                    self.pec_keep.next = self.pec_keep.val() | self.c_bit[i].val();
-                }
-            }
-        }
-        self.pec.data.next = self.s.tdata.val();
-        self.pec.keep.next = self.pec_keep.val();
-        self.pec.en.next = self.take.val();
-        self.pec.last.next = self.s.tlast.val();
-        self.pec.nonempty.next = self.k.val() != 0;
-        self.pec.clear.next = self.endc.q.val();
-        self.pec_lane.next = 0.into();
-        for i in 0..K {
-            if self.k.val() == self.c_lane1[i].val() {
-                self.pec_lane.next = self.s.tdata.val().get_bits::<8>(i * 8);
-            }
-        }
-        self.pec.lane.next = self.pec_lane.val();
-        self.pos_sum.next = bit_cast::<17, 16>(self.pos.q.val()) + bit_cast::<17, 8>(self.c_w.val());
-        if self.s.tlast.val() {
-            self.pos_sum.next = bit_cast::<17, 16>(self.pos.q.val()) + bit_cast::<17, 8>(self.k.val());
-        }
-        self.pos_n.next = self.pos_sum.val().get_bits::<16>(0);
-        if self.pos_sum.val() > self.c_pos_max.val() {
-            self.pos_n.next = self.c_pos_max.val().get_bits::<16>(0);
-        }
 
         // ---- The memory's one write port: a full word of this beat, or the judging clock's
         // partial word (harmless when the packet is forgotten: only published words are read).
@@ -596,15 +491,10 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
 
         if self.take.val() {
             self.hdr.d.next = self.e_hdr.val();
-            self.pos.d.next = self.pos_n.val();
-            self.hleft.d.next = 0.into();
-            if self.hleft.q.val() > self.c_w.val() {
-                self.hleft.d.next = self.hleft.q.val() - self.c_w.val();
-            }
-            self.room.d.next = self.room.q.val() - bit_cast::<16, 8>(self.n_eff.val());
             self.in_frame.d.next = true;
             if self.s.tlast.val() {
-                self.flen.d.next = self.pos_n.val();
+                self.flen.d.next = self.info.val().get_bits::<16>(97);
+                self.pec_ok.d.next = self.info.val().get_bit(113);
                 self.endc.d.next = true;
                 self.in_frame.d.next = false;
             }
@@ -623,7 +513,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                     self.wf.d.next = self.total.val() - self.c_w.val();
                 }
                 self.first_w.d.next = self.e_first.val();
-                if self.d_som.val() & (self.room.q.val() == self.c_max_payload.val()) & (self.n_eff.val() != 0) {
+                if self.d_som.val() & self.info.val().get_bit(114) {
                     self.first_w.d.next = self.pay.val().get_bits::<8>(0);
                 }
             }
@@ -651,7 +541,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             & ((self.flen.q.val() < self.c_smbus_overhead.val())
                 | ((self.flen.q.val() - self.c_smbus_count_off.val())
                     != bit_cast::<16, 8>(self.hdr.q.val().get_bits::<8>(16))));
-        self.v_pec.next = self.cfg.smbus.val() & !self.pec.ok.val();
+        self.v_pec.next = self.cfg.smbus.val() & !self.pec_ok.q.val();
         self.v_smb2.next = self.cfg.smbus.val()
             & ((self.hdr.q.val().get_bits::<8>(8) != self.c_command.val())
                 | self.hdr.q.val().get_bit(0)
@@ -740,10 +630,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             // Per-frame state back to its start.
             self.endc.d.next = false;
             self.in_frame.d.next = false;
-            self.pos.d.next = 0.into();
             self.hdr.d.next = 0.into();
-            self.hleft.d.next = self.hp.val();
-            self.room.d.next = self.c_max_payload.val();
             self.t_ring.d.next = false;
             self.t_slot.d.next = false;
             self.wf.d.next = 0.into();
@@ -783,6 +670,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                     self.clen.d.next = self.plen.val();
                     self.c_wa.d.next = self.wa.q.val();
                     self.c_wf.d.next = self.wf.q.val();
+                    self.c_end.d.next = self.j_next.val();
                     self.c_win.d.next = self.win.q.val();
                     self.mic_c.d.next = self.mic_w.q.val();
                     self.c_first.d.next = self.first_w.q.val();
@@ -809,6 +697,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.clen.d.next = self.cont_len.val();
                 self.c_wa.d.next = self.wa.q.val();
                 self.c_wf.d.next = self.wf.q.val();
+                self.c_end.d.next = self.j_next.val();
                 self.c_win.d.next = self.win.q.val();
                 self.mic_c.d.next = self.mic_w.q.val();
             }
@@ -830,11 +719,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         if self.reset.val() {
             self.in_frame.d.next = false;
             self.endc.d.next = false;
-            self.pos.d.next = 0.into();
             self.flen.d.next = 0.into();
             self.hdr.d.next = 0.into();
-            self.hleft.d.next = self.hp.val();
-            self.room.d.next = self.c_max_payload.val();
+            self.pec_ok.d.next = false;
             self.t_ring.d.next = false;
             self.t_slot.d.next = false;
             self.wa.d.next = 0.into();
@@ -852,6 +739,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.clen.d.next = 0.into();
             self.c_wa.d.next = 0.into();
             self.c_wf.d.next = 0.into();
+            self.c_end.d.next = 0.into();
             self.c_win.d.next = 0.into();
             self.mic_c.d.next = self.c_mic_init.val();
             self.c_first.d.next = 0.into();

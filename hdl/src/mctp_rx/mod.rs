@@ -21,7 +21,9 @@
 //!   `ReassemblyStats`), `bad_pec`, `bad_smbus` (its SMBus binding errors), `mic_errors` (its
 //!   integrity errors) and `oversize` (raw frames over 260 octets, a hardware limit).
 //!
-//! Written once, in `#[hdl_gen]`: an [`AxisSkid`] in front, [`frames::FrameStage`] (ingest,
+//! Written once, in `#[hdl_gen]`: [`decode::BeatDecoder`] (each beat's frame position, header
+//! octets, payload lanes and PEC, worked out as the input accepts it) and an [`AxisSkid`] in
+//! front, [`frames::FrameStage`] (ingest,
 //! judging, the reassembly context, memory writes; the datapath is described there),
 //! [`reader::ReaderStage`] (the descriptor queue and the output), [`counters::CounterBank`],
 //! and the message memory in two rust-hdl `RAM`s — the 8192-octet ring (`2^RA` words of `K`
@@ -31,6 +33,7 @@
 
 pub mod counters;
 pub mod crc_regs;
+pub mod decode;
 pub mod frames;
 pub mod queue;
 pub mod reader;
@@ -39,6 +42,7 @@ pub use counters::{hdl_model, MctpRxCounters, MctpRxCountersSink, RxCounters};
 
 use crate::axis::{AxisSink, AxisSkid, AxisSource};
 use counters::{CounterBank, MctpRxBumpsSource};
+use decode::{BeatDecoder, INFO_BITS};
 use frames::FrameStage;
 use offload_driver::mctp::HEADER_LEN;
 use reader::ReaderStage;
@@ -109,13 +113,13 @@ pub struct MctpRx<const D: usize, const K: usize, const RA: usize> {
     pub m_tag: Signal<Out, Bits<3>>,
     pub m_to: Signal<Out, Bit>,
     pub counters: MctpRxCounters,
-    skid: AxisSkid<D, K, 1>,
+    decode: BeatDecoder<D, K>,
+    skid: AxisSkid<D, K, INFO_BITS>,
     frames: FrameStage<D, K>,
     reader: ReaderStage<D, K>,
     bank: CounterBank,
     ring: RAM<Bits<D>, RA>,
     slot: RAM<Bits<D>, SLOT_ADDRESS_BITS>,
-    unused_user: Signal<Local, Bits<1>>,
 }
 
 impl<const D: usize, const K: usize, const RA: usize> Default for MctpRx<D, K, RA> {
@@ -134,13 +138,13 @@ impl<const D: usize, const K: usize, const RA: usize> Default for MctpRx<D, K, R
             m_tag: Default::default(),
             m_to: Default::default(),
             counters: Default::default(),
+            decode: Default::default(),
             skid: Default::default(),
             frames: Default::default(),
             reader: Default::default(),
             bank: Default::default(),
             ring: Default::default(),
             slot: Default::default(),
-            unused_user: Default::default(),
         }
     }
 }
@@ -148,16 +152,19 @@ impl<const D: usize, const K: usize, const RA: usize> Default for MctpRx<D, K, R
 impl<const D: usize, const K: usize, const RA: usize> Logic for MctpRx<D, K, RA> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, skid, frames, reader, bank);
+        clock!(self, clock, decode, skid, frames, reader, bank);
+        self.decode.reset.next = self.reset.val();
         self.skid.reset.next = self.reset.val();
         self.frames.reset.next = self.reset.val();
         self.reader.reset.next = self.reset.val();
         self.bank.reset.next = self.reset.val();
-        // Input port → skid buffer → frame stage → memory → reader → output port.
-        AxisSink::<D, K>::link(&mut self.s, &mut self.skid.s);
-        self.skid.s_user.next = 0.into();
-        self.unused_user.next = self.skid.m_user.val();
+        // Input port → beat decoder → skid buffer → frame stage → memory → reader → output port.
+        AxisSink::<D, K>::link(&mut self.s, &mut self.decode.s);
+        self.decode.smbus.next = self.cfg.smbus.val();
+        AxisSource::<D, K>::join(&mut self.decode.m, &mut self.skid.s);
+        self.skid.s_user.next = self.decode.m_user.val();
         AxisSource::<D, K>::join(&mut self.skid.m, &mut self.frames.s);
+        self.frames.info.next = self.skid.m_user.val();
         MctpRxConfig::link(&mut self.cfg, &mut self.frames.cfg);
         self.ring.write_clock.next = self.clock.val();
         self.ring.read_clock.next = self.clock.val();

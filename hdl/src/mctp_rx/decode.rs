@@ -1,0 +1,244 @@
+//! The depacketizer's beat decoder: everything about a beat that follows from its position in
+//! its frame alone, worked out in front of the input skid buffer so that the frame stage starts
+//! its clock from registers.
+//!
+//! Before this, the frame stage did it all in one clock: the frame position chose which lanes
+//! were header octets, those octets decided the target, the target the write address and the
+//! input's ready; and the last beat's `tkeep` set the payload count, which set the lane mask,
+//! the window's fill and the MIC step (54 LUT levels at W = 8). None of the positional part
+//! depends on the reassembly context, so it can run a beat ahead without any hazard with the
+//! judging clock: the decoder tracks the frame position of the beats the skid buffer accepts and
+//! hands each beat on with its payload shifted to lane 0 (`m.tdata`), its payload lanes
+//! (`m.tkeep`) and the fields below (`m_user`, [`INFO_BITS`] bits). Its own registers follow the
+//! accepted beats, so it needs no ready of its own: `s.tready` is the skid buffer's (a
+//! register) and a beat is decoded in the clock it is accepted.
+//!
+//! `m_user` layout (the frame stage's `info`):
+//! - `[63:0]` frame octets 0..8 received so far (zero where not yet received): the SMBus prefix
+//!   and the MCTP header, as the judging clock reads them;
+//! - `[71:64]`, `[79:72]`, `[87:80]` the MCTP header's octets 1..3 (destination, source, flags)
+//!   so far;
+//! - `[88]` the beat holds the flags octet (the header's last);
+//! - `[96:89]` payload octets in the beat (after the header, before an SMBus PEC, clipped to
+//!   the 256-octet packet limit);
+//! - `[112:97]` frame octets through this beat, saturating at 65535: the frame's length on its
+//!   last beat;
+//! - `[113]` on a last beat with `cfg.smbus`: the PEC checks;
+//! - `[114]` the beat holds the packet's first payload octet (lane 0 of `m.tdata`).
+
+use super::crc_regs::PecCheck;
+use super::MAX_PAYLOAD;
+use crate::axis::{AxisSink, AxisSource};
+use offload_driver::mctp::smbus::PREFIX_LEN;
+use offload_driver::mctp::HEADER_LEN;
+use rust_hdl::prelude::*;
+
+/// Width of the decoder's side channel (its layout is in the module doc).
+pub const INFO_BITS: usize = 115;
+
+/// `D = 8·K` data bits, `K` octets per beat.
+#[derive(LogicBlock)]
+pub struct BeatDecoder<const D: usize, const K: usize> {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous, active high.
+    pub reset: Signal<In, Bit>,
+    /// Frames are SMBus frames (static).
+    pub smbus: Signal<In, Bit>,
+    pub s: AxisSink<D, K>,
+    pub m: AxisSource<D, K>,
+    pub m_user: Signal<Out, Bits<INFO_BITS>>,
+    pos: DFF<Bits<16>>,
+    hdr: DFF<Bits<64>>,
+    hleft: DFF<Bits<8>>,
+    room: DFF<Bits<16>>,
+    pec: PecCheck<D, K>,
+    accept: Signal<Local, Bit>,
+    hp: Signal<Local, Bits<8>>,
+    k: Signal<Local, Bits<8>>,
+    e_hdr: Signal<Local, Bits<64>>,
+    em1: Signal<Local, Bits<8>>,
+    em2: Signal<Local, Bits<8>>,
+    em3: Signal<Local, Bits<8>>,
+    kk: Signal<Local, Bits<8>>,
+    a: Signal<Local, Bits<8>>,
+    n: Signal<Local, Bits<8>>,
+    n_eff: Signal<Local, Bits<8>>,
+    lanes: Signal<Local, Bits<K>>,
+    pos_sum: Signal<Local, Bits<17>>,
+    pos_n: Signal<Local, Bits<16>>,
+    info: Signal<Local, Bits<INFO_BITS>>,
+    c_lane: [Constant<Bits<8>>; K],
+    c_lane1: [Constant<Bits<8>>; K],
+    c_bit: [Constant<Bits<K>>; K],
+    c_w: Constant<Bits<8>>,
+    c_w_m1: Constant<Bits<8>>,
+    c_hp_raw: Constant<Bits<8>>,
+    c_hp_smbus: Constant<Bits<8>>,
+    c_pos_max: Constant<Bits<17>>,
+    c_pos_high: Constant<Bits<16>>,
+    c_max_payload: Constant<Bits<16>>,
+    c_one: Constant<Bits<INFO_BITS>>,
+}
+
+impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
+    fn default() -> Self {
+        assert!(D == 8 * K && matches!(K, 1 | 2 | 4 | 8), "BeatDecoder<8K, K> with K in 1, 2, 4, 8");
+        assert!(PREFIX_LEN + HEADER_LEN <= 8, "the SMBus prefix and MCTP header fit hdr");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            smbus: Default::default(),
+            s: Default::default(),
+            m: Default::default(),
+            m_user: Default::default(),
+            pos: Default::default(),
+            hdr: Default::default(),
+            hleft: Default::default(),
+            room: Default::default(),
+            pec: Default::default(),
+            accept: Default::default(),
+            hp: Default::default(),
+            k: Default::default(),
+            e_hdr: Default::default(),
+            em1: Default::default(),
+            em2: Default::default(),
+            em3: Default::default(),
+            kk: Default::default(),
+            a: Default::default(),
+            n: Default::default(),
+            n_eff: Default::default(),
+            lanes: Default::default(),
+            pos_sum: Default::default(),
+            pos_n: Default::default(),
+            info: Default::default(),
+            c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
+            c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
+            c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
+            c_w: Constant::new((K as u64).into()),
+            c_w_m1: Constant::new(((K - 1) as u64).into()),
+            c_hp_raw: Constant::new((HEADER_LEN as u64).into()),
+            c_hp_smbus: Constant::new(((PREFIX_LEN + HEADER_LEN) as u64).into()),
+            c_pos_max: Constant::new(0xFFFFu64.into()),
+            c_pos_high: Constant::new((0xFFFFu64 & !7).into()),
+            c_max_payload: Constant::new((MAX_PAYLOAD as u64).into()),
+            c_one: Constant::new(1u64.into()),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, pos, hdr, hleft, room);
+        clock!(self, clock, pec);
+        // A plain stream stage: ready and valid pass through, the beat is decoded as it is
+        // accepted.
+        self.s.tready.next = self.m.tready.val();
+        self.m.tvalid.next = self.s.tvalid.val();
+        self.m.tlast.next = self.s.tlast.val();
+        self.accept.next = self.s.tvalid.val() & self.m.tready.val();
+        self.pec.reset.next = self.reset.val();
+        self.pec.en.next = self.s.tvalid.val() & self.m.tready.val();
+        self.pec.data.next = self.s.tdata.val();
+        self.pec.keep.next = self.s.tkeep.val();
+        self.pec.last.next = self.s.tlast.val();
+        self.hp.next = self.c_hp_raw.val();
+        if self.smbus.val() {
+            self.hp.next = self.c_hp_smbus.val();
+        }
+        // k: octets in the beat (tkeep counts on the last beat only).
+        self.k.next = self.c_w.val();
+        if self.s.tlast.val() {
+            self.k.next = 0.into();
+            for i in 0..K {
+                if (self.s.tkeep.val() & self.c_bit[i].val()) != 0 {
+                    self.k.next = self.c_lane1[i].val();
+                }
+            }
+        }
+        // Frame octets 0..8 so far, and the MCTP header's octets 1..3 among them.
+        self.e_hdr.next = self.hdr.q.val();
+        if (self.pos.q.val() & self.c_pos_high.val()) == 0 {
+            self.e_hdr.next = self.hdr.q.val()
+                | (bit_cast::<64, D>(self.s.tdata.val()) << (bit_cast::<16, 16>(self.pos.q.val()) << 3));
+        }
+        self.em1.next = self.e_hdr.val().get_bits::<8>(8);
+        self.em2.next = self.e_hdr.val().get_bits::<8>(16);
+        self.em3.next = self.e_hdr.val().get_bits::<8>(24);
+        if self.smbus.val() {
+            self.em1.next = self.e_hdr.val().get_bits::<8>(40);
+            self.em2.next = self.e_hdr.val().get_bits::<8>(48);
+            self.em3.next = self.e_hdr.val().get_bits::<8>(56);
+        }
+        // Payload lanes [a, kk): after the header, before the PEC on the last beat, clipped to
+        // the packet limit (room), shifted down to lane 0.
+        self.kk.next = self.k.val();
+        if self.s.tlast.val() & self.smbus.val() {
+            self.kk.next = 0.into();
+            if self.k.val() != 0 {
+                self.kk.next = self.k.val() - 1;
+            }
+        }
+        self.a.next = self.hleft.q.val();
+        if self.hleft.q.val() > self.c_w.val() {
+            self.a.next = self.c_w.val();
+        }
+        self.n.next = 0.into();
+        if self.kk.val() > self.a.val() {
+            self.n.next = self.kk.val() - self.a.val();
+        }
+        self.n_eff.next = self.n.val();
+        if bit_cast::<16, 8>(self.n.val()) > self.room.q.val() {
+            self.n_eff.next = self.room.q.val().get_bits::<8>(0);
+        }
+        self.lanes.next = 0.into();
+        for i in 0..K {
+            if self.c_lane[i].val() < self.n_eff.val() {
+                self.lanes.next = self.lanes.val() | self.c_bit[i].val();
+            }
+        }
+        // (a = W only when no payload is in the beat: the shift wraps to 0 then.)
+        self.m.tdata.next = self.s.tdata.val() >> (bit_cast::<16, 8>(self.a.val() & self.c_w_m1.val()) << 3);
+        self.m.tkeep.next = self.lanes.val();
+        self.pos_sum.next = bit_cast::<17, 16>(self.pos.q.val()) + bit_cast::<17, 8>(self.k.val());
+        self.pos_n.next = self.pos_sum.val().get_bits::<16>(0);
+        if self.pos_sum.val() > self.c_pos_max.val() {
+            self.pos_n.next = self.c_pos_max.val().get_bits::<16>(0);
+        }
+
+        self.info.next = bit_cast::<INFO_BITS, 64>(self.e_hdr.val())
+            | (bit_cast::<INFO_BITS, 8>(self.em1.val()) << 64)
+            | (bit_cast::<INFO_BITS, 8>(self.em2.val()) << 72)
+            | (bit_cast::<INFO_BITS, 8>(self.em3.val()) << 80)
+            | (bit_cast::<INFO_BITS, 8>(self.n_eff.val()) << 89)
+            | (bit_cast::<INFO_BITS, 16>(self.pos_n.val()) << 97);
+        // The flags octet is the header's last: in this beat when 0 < hleft <= W.
+        if (self.hleft.q.val() != 0) & (self.hleft.q.val() <= self.c_w.val()) {
+            self.info.next = self.info.val() | (self.c_one.val() << 88);
+        }
+        if self.pec.ok.val() {
+            self.info.next = self.info.val() | (self.c_one.val() << 113);
+        }
+        if (self.room.q.val() == self.c_max_payload.val()) & (self.n_eff.val() != 0) {
+            self.info.next = self.info.val() | (self.c_one.val() << 114);
+        }
+        self.m_user.next = self.info.val();
+
+        if self.accept.val() {
+            self.hdr.d.next = self.e_hdr.val();
+            self.pos.d.next = self.pos_n.val();
+            self.hleft.d.next = 0.into();
+            if self.hleft.q.val() > self.c_w.val() {
+                self.hleft.d.next = self.hleft.q.val() - self.c_w.val();
+            }
+            self.room.d.next = self.room.q.val() - bit_cast::<16, 8>(self.n_eff.val());
+        }
+        if (self.accept.val() & self.s.tlast.val()) | self.reset.val() {
+            // The next frame starts.
+            self.hdr.d.next = 0.into();
+            self.pos.d.next = 0.into();
+            self.hleft.d.next = self.hp.val();
+            self.room.d.next = self.c_max_payload.val();
+        }
+    }
+}
