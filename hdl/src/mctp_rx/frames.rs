@@ -74,6 +74,8 @@ pub struct FrameStage<const D: usize, const K: usize> {
     pub rp: Signal<In, Bits<14>>,
     /// The descriptor queue has no free entry.
     pub q_full: Signal<In, Bit>,
+    /// The descriptor queue has at most one free entry.
+    pub q_afull: Signal<In, Bit>,
     /// The reader took the slot's message's last word.
     pub slot_done: Signal<In, Bit>,
     /// Memory write: a word to the ring (ring address with its wrap bit) or the slot.
@@ -116,6 +118,13 @@ pub struct FrameStage<const D: usize, const K: usize> {
     c_first: DFF<Bits<8>>,
     ms: DFF<Bits<14>>,
     slot_busy: DFF<Bit>,
+    // A delivered message's verdict, acted on in the clock after the judging clock (`dl_*`):
+    // whether its MIC failed, where it went, the free start after it, its descriptor.
+    dl_pend: DFF<Bit>,
+    dl_bad: DFF<Bit>,
+    dl_slot: DFF<Bit>,
+    dl_next: DFF<Bits<14>>,
+    dl_desc: DFF<Bits<62>>,
     // The MIC over each written word (a child: see `crc_regs`), the MIC over the final
     // partial word in the judging clock.
     mic_w: MicReg<D, K>,
@@ -132,6 +141,9 @@ pub struct FrameStage<const D: usize, const K: usize> {
     d_slot: Signal<Local, Bit>,
     d_ring_som: Signal<Local, Bit>,
     d_ring_cont: Signal<Local, Bit>,
+    dl_good: Signal<Local, Bit>,
+    ms_f: Signal<Local, Bits<14>>,
+    slot_busy_f: Signal<Local, Bit>,
     ok_wa: Signal<Local, Bit>,
     ok_ms: Signal<Local, Bit>,
     ok_end: Signal<Local, Bit>,
@@ -232,6 +244,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             info: Default::default(),
             rp: Default::default(),
             q_full: Default::default(),
+            q_afull: Default::default(),
             slot_done: Default::default(),
             wr_en: Default::default(),
             wr_slot: Default::default(),
@@ -268,6 +281,11 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             c_first: Default::default(),
             ms: Default::default(),
             slot_busy: Default::default(),
+            dl_pend: Default::default(),
+            dl_bad: Default::default(),
+            dl_slot: Default::default(),
+            dl_next: Default::default(),
+            dl_desc: Default::default(),
             c_mic_init: Constant::new(fin_step.init()),
             fin_step,
             mic_w: Default::default(),
@@ -282,6 +300,9 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             d_slot: Default::default(),
             d_ring_som: Default::default(),
             d_ring_cont: Default::default(),
+            dl_good: Default::default(),
+            ms_f: Default::default(),
+            slot_busy_f: Default::default(),
             ok_wa: Default::default(),
             ok_ms: Default::default(),
             ok_end: Default::default(),
@@ -372,7 +393,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, in_frame, endc, flen, hdr, pec_ok, t_ring, t_slot, wa, wf, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit, clen, c_wa, c_wf, c_end,
-            c_win, mic_c, c_first, ms, slot_busy
+            c_win, mic_c, c_first, ms, slot_busy, dl_pend, dl_bad, dl_slot, dl_next, dl_desc
         );
         clock!(self, clock, mic_w);
         self.mic_w.reset.next = self.reset.val();
@@ -394,6 +415,14 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.d_slot.next = self.d_som.val() & self.ctx_open.q.val() & !self.d_match.val() & self.d_eom.val();
         self.d_ring_som.next = self.d_som.val() & !(self.ctx_open.q.val() & !self.d_match.val());
         self.d_ring_cont.next = !self.d_som.val() & self.d_match.val();
+        // A message delivered in the last judging clock is published in this one: a beat that
+        // chooses its target now sees the free start and the slot as they will be.
+        self.dl_good.next = self.dl_pend.q.val() & !self.dl_bad.q.val();
+        self.ms_f.next = self.ms.q.val();
+        if self.dl_good.val() & !self.dl_slot.q.val() {
+            self.ms_f.next = self.dl_next.q.val();
+        }
+        self.slot_busy_f.next = self.slot_busy.q.val() | (self.dl_good.val() & self.dl_slot.q.val());
         // Where this beat's payload goes, and the window state it continues from.
         self.e_tr.next = self.t_ring.q.val();
         self.e_ts.next = self.t_slot.q.val();
@@ -408,7 +437,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             if self.d_slot.val() | self.d_ring_som.val() {
                 self.e_wa.next = 0.into();
                 if self.d_ring_som.val() {
-                    self.e_wa.next = self.ms.q.val();
+                    self.e_wa.next = self.ms_f.val();
                     if self.ctx_open.q.val() {
                         self.e_wa.next = self.c_end.q.val();
                     }
@@ -426,11 +455,12 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.e_first.next = self.c_first.q.val();
             }
         }
-        // Ready unless judging, or a frame would start with no descriptor free, or the ring
+        // Ready unless judging, or a frame would start with no descriptor free (counting the one
+        // being published), or the ring
         // lacks room, or the slot's last message is still being read. The room is checked for
         // each address the beat can write at, from registers, and the target picks one.
         self.ok_wa.next = ((self.wa.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val();
-        self.ok_ms.next = ((self.ms.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val();
+        self.ok_ms.next = ((self.ms_f.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val();
         self.ok_end.next = ((self.c_end.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val();
         self.ok_cwa.next = ((self.c_wa.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val();
         self.ring_ok.next = !self.t_ring.q.val() | self.ok_wa.val();
@@ -448,9 +478,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         }
         self.rdy.next = !self.reset.val()
             & !self.endc.q.val()
-            & (self.in_frame.q.val() | !self.q_full.val())
+            & (self.in_frame.q.val() | !(self.q_full.val() | (self.dl_pend.q.val() & self.q_afull.val())))
             & self.ring_ok.val()
-            & !(self.flags_here.val() & self.e_ts.val() & self.slot_busy.q.val());
+            & !(self.flags_here.val() & self.e_ts.val() & self.slot_busy_f.val());
         self.s.tready.next = self.rdy.val();
         self.take.next = self.s.tvalid.val() & self.rdy.val();
 
@@ -607,7 +637,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         if (self.mh3.val() & self.c_to.val()) != 0 {
             self.desc_l.next = self.desc_l.val() | self.c_desc_to.val();
         }
-        self.desc.next = self.desc_l.val();
+        self.desc.next = self.dl_desc.q.val();
 
         self.deliver.next = false;
         self.push.next = false;
@@ -625,6 +655,21 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.bump.oversize.next = false;
         if self.slot_done.val() {
             self.slot_busy.d.next = false;
+        }
+        // The last judging clock's delivery: published, or counted as a MIC error.
+        self.dl_pend.d.next = false;
+        if self.dl_pend.q.val() {
+            if self.dl_bad.q.val() {
+                self.bump.mic_errors.next = true;
+            } else {
+                self.bump.messages.next = true;
+                self.push.next = true;
+                if self.dl_slot.q.val() {
+                    self.slot_busy.d.next = true;
+                } else {
+                    self.ms.d.next = self.dl_next.q.val();
+                }
+            }
         }
         if self.endc.q.val() {
             // Per-frame state back to its start.
@@ -701,18 +746,14 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.c_win.d.next = self.win.q.val();
                 self.mic_c.d.next = self.mic_w.q.val();
             }
+            // A delivered message's MIC verdict is registered and acted on in the next clock
+            // (the MIC's last step and compare are this clock's longest path).
             if self.deliver.val() {
-                if self.mic_bad.val() {
-                    self.bump.mic_errors.next = true;
-                } else {
-                    self.bump.messages.next = true;
-                    self.push.next = true;
-                    if self.t_slot.q.val() {
-                        self.slot_busy.d.next = true;
-                    } else {
-                        self.ms.d.next = self.j_next.val();
-                    }
-                }
+                self.dl_pend.d.next = true;
+                self.dl_bad.d.next = self.mic_bad.val();
+                self.dl_slot.d.next = self.t_slot.q.val();
+                self.dl_next.d.next = self.j_next.val();
+                self.dl_desc.d.next = self.desc_l.val();
             }
         }
 
@@ -745,6 +786,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.c_first.d.next = 0.into();
             self.ms.d.next = 0.into();
             self.slot_busy.d.next = false;
+            self.dl_pend.d.next = false;
             self.wr_en.next = false;
             self.push.next = false;
         }

@@ -184,6 +184,7 @@ impl<const D: usize, const K: usize, const RA: usize> Logic for MctpRx<D, K, RA>
         self.reader.desc.next = self.frames.desc.val();
         self.frames.rp.next = self.reader.rp.val();
         self.frames.q_full.next = self.reader.q_full.val();
+        self.frames.q_afull.next = self.reader.q_afull.val();
         self.frames.slot_done.next = self.reader.slot_done.val();
         AxisSource::<D, K>::link(&mut self.m, &mut self.reader.m);
         self.m_src_eid.next = self.reader.m_src_eid.val();

@@ -25,6 +25,8 @@ pub struct DescQueue<const W: usize> {
     pub dout: Signal<Out, Bits<W>>,
     pub empty: Signal<Out, Bit>,
     pub full: Signal<Out, Bit>,
+    /// At most one entry free.
+    pub afull: Signal<Out, Bit>,
     ram: RAM<Bits<W>, ADDRESS_BITS>,
     wp: DFF<Bits<5>>,
     wp_seen: DFF<Bits<5>>,
@@ -32,6 +34,7 @@ pub struct DescQueue<const W: usize> {
     rp_n: Signal<Local, Bits<5>>,
     has: Signal<Local, Bit>,
     c_wrap: Constant<Bits<5>>,
+    c_afull: Constant<Bits<5>>,
 }
 
 impl<const W: usize> Default for DescQueue<W> {
@@ -45,6 +48,7 @@ impl<const W: usize> Default for DescQueue<W> {
             dout: Default::default(),
             empty: Default::default(),
             full: Default::default(),
+            afull: Default::default(),
             ram: Default::default(),
             wp: Default::default(),
             wp_seen: Default::default(),
@@ -53,6 +57,7 @@ impl<const W: usize> Default for DescQueue<W> {
             has: Default::default(),
             // The pointers' wrap bit: full when they differ in it alone.
             c_wrap: Constant::new(((1u64 << ADDRESS_BITS) as u64).into()),
+            c_afull: Constant::new(((1u64 << ADDRESS_BITS) - 1).into()),
         }
     }
 }
@@ -65,6 +70,7 @@ impl<const W: usize> Logic for DescQueue<W> {
         self.ram.read_clock.next = self.clock.val();
         self.empty.next = self.rp.q.val() == self.wp_seen.q.val();
         self.full.next = (self.wp.q.val() ^ self.rp.q.val()) == self.c_wrap.val();
+        self.afull.next = (self.wp.q.val() - self.rp.q.val()) >= self.c_afull.val();
         self.ram.write_address.next = self.wp.q.val().get_bits::<ADDRESS_BITS>(0);
         self.ram.write_data.next = self.din.val();
         self.ram.write_enable.next = self.push.val();

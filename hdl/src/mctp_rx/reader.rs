@@ -23,6 +23,8 @@ pub struct ReaderStage<const D: usize, const K: usize> {
     pub push: Signal<In, Bit>,
     pub desc: Signal<In, Bits<62>>,
     pub q_full: Signal<Out, Bit>,
+    /// The descriptor queue has at most one free entry.
+    pub q_afull: Signal<Out, Bit>,
     /// Memory read: the word at `rd_addr` (ring or slot) arrives on `ring_data`/`slot_data`
     /// the clock after.
     pub rd_addr: Signal<Out, Bits<14>>,
@@ -89,6 +91,7 @@ impl<const D: usize, const K: usize> Default for ReaderStage<D, K> {
             push: Default::default(),
             desc: Default::default(),
             q_full: Default::default(),
+            q_afull: Default::default(),
             rd_addr: Default::default(),
             ring_data: Default::default(),
             slot_data: Default::default(),
@@ -155,6 +158,7 @@ impl<const D: usize, const K: usize> Logic for ReaderStage<D, K> {
         self.queue.push.next = self.push.val();
         self.queue.din.next = self.desc.val();
         self.q_full.next = self.queue.full.val();
+        self.q_afull.next = self.queue.afull.val();
         self.rp.next = self.rp_r.q.val();
 
         self.word.next = self.hold.q.val();
