@@ -1,6 +1,6 @@
-//! The frame stage's two CRC registers, each a child block holding its `CrcStep` leaf and the
-//! flip-flops that take the step's result. They are children, not logic inside the frame
-//! stage, because of how Verilator orders a combinational `always` block: it splits a block
+//! The depacketizer's two CRC registers, each a child block holding its `CrcStep` leaf and the
+//! flip-flops that take the step's result: the MIC register of the frame stage and the PEC
+//! check of the beat decoder. They are children, not logic inside those stages, because of how Verilator orders a combinational `always` block: it splits a block
 //! only into groups of statements that share no variable, and in the frame stage every
 //! statement is tied to every other (the beat's target decides both the step's inputs and where
 //! its result goes), so a step whose inputs it drives and whose output it reads would be a

@@ -12,11 +12,12 @@
 //! exactly the software's delivered messages, in the same order, and nothing else.
 //!
 //! # Datapath
-//! 1. **Ingest.** Frames arrive one per packet, starting in lane 0 (raw MCTP packets, or SMBus
-//!    frames with `cfg.smbus`). Frame octets 0..8 are captured in `hdr` (the SMBus prefix and
-//!    the MCTP header, or the MCTP header at 0..4); the CRC-8/SMBUS step runs over every octet
-//!    but the last (the PEC) of each frame. `hleft` counts the header octets still to come,
-//!    so the payload's first lane and the beat holding the flags octet need no wide compare.
+//! 1. **Ingest.** Frames arrive one per packet (raw MCTP packets, or SMBus frames with
+//!    `cfg.smbus`), already decoded by [`super::decode::BeatDecoder`] a clock earlier: each
+//!    beat's payload in lanes 0.. (`tkeep`), and on `info` the frame octets 0..8 so far (the
+//!    SMBus prefix and the MCTP header, kept in `hdr` for the judging clock), the header's
+//!    octets 1..3, whether the beat holds the flags octet, the payload count, the frame length
+//!    and the PEC verdict. Nothing here depends on the beat's position any more.
 //! 2. **Target.** In the beat holding the flags octet the packet's destination is chosen from
 //!    the header and the context, as the software will judge it: a start of message goes to
 //!    the ring at the free start `ms` (a restart of the open key after the open message's
@@ -25,7 +26,8 @@
 //!    *slot* (a 256-octet side memory, so it can be published before the open message); a
 //!    packet continuing the open message goes to the ring after its committed octets;
 //!    anything else is written nowhere. The input waits in that beat while the ring lacks
-//!    room or the slot's last message is still being read.
+//!    room or the slot's last message is still being read. (The ring's room is checked for
+//!    each address a beat can write at, in parallel from registers; the target picks one.)
 //! 3. **Realignment.** Payload octets (after the header, before the PEC) are appended to a
 //!    window (`win`, `wf` < W octets) and written a whole word at a time, so every message
 //!    starts word-aligned and the reader reads one aligned word per beat. The CRC-32C step runs
@@ -36,7 +38,10 @@
 //!    context keeps its write position, window and CRC) or forgets it (the next packet starts
 //!    from the last committed state, so nothing needs erasing). A completed message whose MIC
 //!    checks (the CRC-32C residue over message and MIC) gets a descriptor; one that fails is
-//!    counted and its space reused.
+//!    counted and its space reused. That MIC verdict (the last partial word's CRC step and
+//!    the residue compare, this clock's longest path) is registered, and the descriptor,
+//!    the counter and the free start follow in the next clock; a beat choosing its target in
+//!    that clock sees them forwarded (`ms_f`, `slot_busy_f`, and `q_afull` for the queue).
 //!
 //! # Limits (hardware choices; the host driver names the same ones)
 //! - Raw frames longer than 4 + 256 octets are dropped (`oversize`): no binding carries more
