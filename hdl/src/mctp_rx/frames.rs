@@ -95,8 +95,15 @@ pub struct FrameStage<const D: usize, const K: usize> {
     // Ingest.
     in_frame: DFF<Bit>,
     endc: DFF<Bit>,
-    flen: DFF<Bits<16>>,
     hdr: DFF<Bits<64>>,
+    // The packet's lengths and length verdicts, worked out as its last beat is taken so that
+    // the judging clock starts from them: MCTP packet length, payload length, the open
+    // message's length with it, raw frame oversize, SMBus byte count wrong.
+    r_pkt_len: DFF<Bits<16>>,
+    r_plen: DFF<Bits<16>>,
+    r_cont: DFF<Bits<16>>,
+    r_oversize: DFF<Bit>,
+    r_smb1: DFF<Bit>,
     pec_ok: DFF<Bit>,
     t_ring: DFF<Bit>,
     t_slot: DFF<Bit>,
@@ -149,8 +156,12 @@ pub struct FrameStage<const D: usize, const K: usize> {
     dl_good: Signal<Local, Bit>,
     ms_f: Signal<Local, Bits<14>>,
     slot_busy_f: Signal<Local, Bit>,
+    i_flen: Signal<Local, Bits<16>>,
+    i_pkt: Signal<Local, Bits<16>>,
+    i_plen: Signal<Local, Bits<16>>,
     ok_wa: Signal<Local, Bit>,
     ok_ms: Signal<Local, Bit>,
+    ok_dl: Signal<Local, Bit>,
     ok_end: Signal<Local, Bit>,
     ok_cwa: Signal<Local, Bit>,
     e_tr: Signal<Local, Bit>,
@@ -260,8 +271,12 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             bump: Default::default(),
             in_frame: Default::default(),
             endc: Default::default(),
-            flen: Default::default(),
             hdr: Default::default(),
+            r_pkt_len: Default::default(),
+            r_plen: Default::default(),
+            r_cont: Default::default(),
+            r_oversize: Default::default(),
+            r_smb1: Default::default(),
             pec_ok: Default::default(),
             t_ring: Default::default(),
             t_slot: Default::default(),
@@ -308,8 +323,12 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             dl_good: Default::default(),
             ms_f: Default::default(),
             slot_busy_f: Default::default(),
+            i_flen: Default::default(),
+            i_pkt: Default::default(),
+            i_plen: Default::default(),
             ok_wa: Default::default(),
             ok_ms: Default::default(),
+            ok_dl: Default::default(),
             ok_end: Default::default(),
             ok_cwa: Default::default(),
             e_tr: Default::default(),
@@ -397,7 +416,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, in_frame, endc, flen, hdr, pec_ok, t_ring, t_slot, wa, wf, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit, clen, c_wa, c_wf, c_end,
+            self, clock, in_frame, endc, hdr, r_pkt_len, r_plen, r_cont, r_oversize, r_smb1, pec_ok, t_ring, t_slot, wa, wf, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit, clen, c_wa, c_wf, c_end,
             c_win, mic_c, c_first, ms, slot_busy, dl_pend, dl_bad, dl_slot, dl_next, dl_desc
         );
         clock!(self, clock, mic_w);
@@ -465,7 +484,8 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         // lacks room, or the slot's last message is still being read. The room is checked for
         // each address the beat can write at, from registers, and the target picks one.
         self.ok_wa.next = ((self.wa.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val();
-        self.ok_ms.next = ((self.ms_f.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val();
+        self.ok_ms.next = ((self.ms.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val();
+        self.ok_dl.next = ((self.dl_next.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val();
         self.ok_end.next = ((self.c_end.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val();
         self.ok_cwa.next = ((self.c_wa.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val();
         self.ring_ok.next = !self.t_ring.q.val() | self.ok_wa.val();
@@ -476,6 +496,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             }
             if self.d_ring_som.val() {
                 self.ring_ok.next = self.ok_ms.val();
+                if self.dl_good.val() & !self.dl_slot.q.val() {
+                    self.ring_ok.next = self.ok_dl.val();
+                }
                 if self.ctx_open.q.val() {
                     self.ring_ok.next = self.ok_end.val();
                 }
@@ -524,11 +547,25 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.wr_data.next = self.win.q.val();
         }
 
+        self.i_flen.next = self.info.val().get_bits::<16>(97);
+        self.i_pkt.next = self.i_flen.val();
+        if self.cfg.smbus.val() {
+            self.i_pkt.next = self.i_flen.val() - self.c_smbus_overhead.val();
+        }
+        self.i_plen.next = self.i_pkt.val() - self.c_header_len.val();
+
         if self.take.val() {
             self.hdr.d.next = self.e_hdr.val();
             self.in_frame.d.next = true;
             if self.s.tlast.val() {
-                self.flen.d.next = self.info.val().get_bits::<16>(97);
+                self.r_pkt_len.d.next = self.i_pkt.val();
+                self.r_plen.d.next = self.i_plen.val();
+                self.r_cont.d.next = self.clen.q.val() + self.i_plen.val();
+                self.r_oversize.d.next = !self.cfg.smbus.val() & (self.i_flen.val() > self.c_max_raw.val());
+                self.r_smb1.d.next = self.cfg.smbus.val()
+                    & ((self.i_flen.val() < self.c_smbus_overhead.val())
+                        | ((self.i_flen.val() - self.c_smbus_count_off.val())
+                            != bit_cast::<16, 8>(self.e_hdr.val().get_bits::<8>(16))));
                 self.pec_ok.d.next = self.info.val().get_bit(113);
                 self.endc.d.next = true;
                 self.in_frame.d.next = false;
@@ -559,30 +596,26 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.mh1.next = self.hdr.q.val().get_bits::<8>(8);
         self.mh2.next = self.hdr.q.val().get_bits::<8>(16);
         self.mh3.next = self.hdr.q.val().get_bits::<8>(24);
-        self.pkt_len.next = self.flen.q.val();
+        self.pkt_len.next = self.r_pkt_len.q.val();
         if self.cfg.smbus.val() {
             self.mh0.next = self.hdr.q.val().get_bits::<8>(32);
             self.mh1.next = self.hdr.q.val().get_bits::<8>(40);
             self.mh2.next = self.hdr.q.val().get_bits::<8>(48);
             self.mh3.next = self.hdr.q.val().get_bits::<8>(56);
-            self.pkt_len.next = self.flen.q.val() - self.c_smbus_overhead.val();
         }
         self.maxl.next = bit_cast::<16, 13>(self.cfg.max_len.val());
         if self.cfg.max_len.val() > self.c_hw_max13.val() {
             self.maxl.next = self.c_hw_max.val();
         }
-        self.v_oversize.next = !self.cfg.smbus.val() & (self.flen.q.val() > self.c_max_raw.val());
-        self.v_smb1.next = self.cfg.smbus.val()
-            & ((self.flen.q.val() < self.c_smbus_overhead.val())
-                | ((self.flen.q.val() - self.c_smbus_count_off.val())
-                    != bit_cast::<16, 8>(self.hdr.q.val().get_bits::<8>(16))));
+        self.v_oversize.next = self.r_oversize.q.val();
+        self.v_smb1.next = self.r_smb1.q.val();
         self.v_pec.next = self.cfg.smbus.val() & !self.pec_ok.q.val();
         self.v_smb2.next = self.cfg.smbus.val()
             & ((self.hdr.q.val().get_bits::<8>(8) != self.c_command.val())
                 | self.hdr.q.val().get_bit(0)
                 | !self.hdr.q.val().get_bit(24));
         self.v_malf.next = (self.pkt_len.val() <= self.c_header_len.val()) | (self.mh0.val() != self.c_version.val());
-        self.plen.next = self.pkt_len.val() - self.c_header_len.val();
+        self.plen.next = self.r_plen.q.val();
         self.j_som.next = (self.mh3.val() & self.c_som.val()) != 0;
         self.j_eom.next = (self.mh3.val() & self.c_eom.val()) != 0;
         self.j_seq.next = self.mh3.val().get_bits::<2>(4);
@@ -592,7 +625,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             & (self.mh3.val().get_bits::<3>(0) == self.ctx_tag.q.val())
             & (((self.mh3.val() & self.c_to.val()) != 0) == self.ctx_to.q.val());
         self.seq_exp.next = self.last_seq.q.val() + 1;
-        self.cont_len.next = self.clen.q.val() + self.plen.val();
+        self.cont_len.next = self.r_cont.q.val();
         self.j_len.next = self.cont_len.val();
         if self.j_som.val() {
             self.j_len.next = self.plen.val();
@@ -765,7 +798,11 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         if self.reset.val() {
             self.in_frame.d.next = false;
             self.endc.d.next = false;
-            self.flen.d.next = 0.into();
+            self.r_pkt_len.d.next = 0.into();
+            self.r_plen.d.next = 0.into();
+            self.r_cont.d.next = 0.into();
+            self.r_oversize.d.next = false;
+            self.r_smb1.d.next = false;
             self.hdr.d.next = 0.into();
             self.pec_ok.d.next = false;
             self.t_ring.d.next = false;
