@@ -174,6 +174,69 @@ fn longest_message_and_ring_full() {
     assert!(run.stream.input_stalls > 100, "the ring filled and the input waited: {} stalls", run.stream.input_stalls);
 }
 
+/// The descriptor queue fills while the reader holds its output low: back-to-back single-packet
+/// messages, more than the queue holds. A message's descriptor is pushed the clock after its
+/// judging clock, so the next packet must not start when that pending push takes the queue's
+/// last free entry (`q_afull`), or its own descriptor would find the queue full. Every message
+/// must come out, in order, once the reader drains.
+#[test]
+fn descriptor_queue_fills_while_the_reader_holds() {
+    use offload_driver::mctp::Header;
+    let n = super::DESC_DEPTH + 8;
+    for mic in [false, true] {
+        let setup = RxSetup { smbus: false, mic, strict: true, max_len: 4224 };
+        let frames: Vec<Vec<u8>> = (0..n)
+            .map(|i| {
+                let h = Header { dst: 0x09, src: 0x08, som: true, eom: true, seq: 0, tag_owner: true, tag: (i % 8) as u8 };
+                let mut msg = vec![0x84u8, i as u8, 2, 3, 4, 5];
+                if mic {
+                    offload_driver::nvme_mi::append_mic(&mut msg);
+                }
+                let mut p = h.encode().unwrap().to_vec();
+                p.extend(msg);
+                p
+            })
+            .collect();
+        for w in [1, 4, 8] {
+            let hold = 3000;
+            let t = Traffic { output_hold_cycles: hold, ..Traffic::full_rate() };
+            let (run, c) = check(w, &setup, &frames, &t, &format!("queue full, mic {mic}"));
+            assert_eq!(c.messages as usize, n, "W={w} mic {mic}");
+            // The input waited for the queue through the rest of the hold.
+            assert!(
+                run.stream.input_stalls > hold / 2,
+                "W={w} mic {mic}: the queue never filled ({} input stalls)",
+                run.stream.input_stalls
+            );
+        }
+    }
+}
+
+/// The latency the docs state ([`super::LATENCY`]): one single-packet message at a time, output
+/// always ready, from its last input beat to its first output beat (its last output beat,
+/// less the beats before it: the reader streams one beat per clock).
+#[test]
+fn delivery_latency() {
+    use offload_driver::mctp::Header;
+    for mic in [false, true] {
+        let setup = RxSetup { smbus: false, mic, strict: true, max_len: 4224 };
+        let mut msg = vec![0x84u8; 21];
+        if mic {
+            offload_driver::nvme_mi::append_mic(&mut msg);
+        }
+        let h = Header { dst: 0x09, src: 0x08, som: true, eom: true, seq: 0, tag_owner: true, tag: 1 };
+        let mut frame = h.encode().unwrap().to_vec();
+        frame.extend(&msg);
+        for w in [1, 4, 8] {
+            let (run, _) = check(w, &setup, &[frame.clone()], &Traffic::full_rate(), "latency");
+            let out_beats = 21usize.div_ceil(w) as u64;
+            let taken_in = run.stream.last_beat_cycles[0][0];
+            let first_out = run.stream.output_last_cycles[0][0] - (out_beats - 1);
+            assert_eq!(first_out - taken_in, super::LATENCY, "W={w} mic {mic}: clocks from the last input beat to the first output beat");
+        }
+    }
+}
+
 /// Input rate: with input always valid and output always ready, the input takes one beat per
 /// clock apart from the one judging clock after each packet.
 #[test]

@@ -73,12 +73,15 @@ pub struct Traffic {
     pub max_cycles: u64,
     /// After the last input beat, stop once outputs were quiet this many cycles.
     pub drain_cycles: u64,
+    /// Every output's tready is held low for this many cycles from the start (queues and
+    /// buffers fill before anything drains), then follows `backpressure_prob`.
+    pub output_hold_cycles: u64,
 }
 
 impl Traffic {
     /// No idle cycles, no back-pressure.
     pub fn full_rate() -> Traffic {
-        Traffic { idle_prob: 0.0, backpressure_prob: 0.0, seed: 0, max_cycles: u64::MAX, drain_cycles: 8 }
+        Traffic { idle_prob: 0.0, backpressure_prob: 0.0, seed: 0, max_cycles: u64::MAX, drain_cycles: 8, output_hold_cycles: 0 }
     }
     pub fn random(idle_prob: f64, backpressure_prob: f64, seed: u64) -> Traffic {
         Traffic { idle_prob, backpressure_prob, seed, ..Traffic::full_rate() }
@@ -230,9 +233,14 @@ pub fn run_streams_with_frame_hook<M: ClockedModel + ?Sized>(
             }
         }
         // Back-pressure.
+        let holding = cycle - start < traffic.output_hold_cycles;
         for o in outputs {
-            if let (Some(r), true) = (o.tready, traffic.backpressure_prob > 0.0) {
-                m.set(r, (rng.gen::<f64>() >= traffic.backpressure_prob) as u64);
+            match (o.tready, holding) {
+                (Some(r), true) => m.set(r, 0),
+                (Some(r), false) if traffic.backpressure_prob > 0.0 || traffic.output_hold_cycles > 0 => {
+                    m.set(r, (rng.gen::<f64>() >= traffic.backpressure_prob) as u64)
+                }
+                _ => {}
             }
         }
         m.eval();
