@@ -13,17 +13,18 @@
 //! accepted beats, so it needs no ready of its own: `s.tready` is the skid buffer's (a
 //! register) and a beat is decoded in the clock it is accepted.
 //!
-//! `m_user` layout (the frame stage's `info`; each field starts at its [`at`] constant):
+//! `m_user` layout (the frame stage's `info`):
 //! - `[63:0]` frame octets 0..8 received so far (zero where not yet received): the SMBus prefix
 //!   and the MCTP header, as the judging clock reads them;
-//! - `EM1`, `EM2`, `EM3` the MCTP header's octets 1..3 (destination, source, flags) so far;
-//! - `FLAGS_BEAT` the beat holds the flags octet (the header's last);
-//! - `N_EFF` payload octets in the beat (after the header, before an SMBus PEC, clipped to the
-//!   256-octet packet limit);
-//! - `FLEN` frame octets through this beat, saturating at 65535: the frame's length on its last
-//!   beat;
-//! - `PEC_OK` on a last beat with `cfg.smbus`: the PEC checks;
-//! - `FIRST` the beat holds the packet's first payload octet (lane 0 of `m.tdata`).
+//! - `[71:64]`, `[79:72]`, `[87:80]` the MCTP header's octets 1..3 (destination, source, flags)
+//!   so far;
+//! - `[88]` the beat holds the flags octet (the header's last);
+//! - `[96:89]` payload octets in the beat (after the header, before an SMBus PEC, clipped to
+//!   the 256-octet packet limit);
+//! - `[112:97]` frame octets through this beat, saturating at 65535: the frame's length on its
+//!   last beat;
+//! - `[113]` on a last beat with `cfg.smbus`: the PEC checks;
+//! - `[114]` the beat holds the packet's first payload octet (lane 0 of `m.tdata`).
 
 use super::crc_regs::PecCheck;
 use super::MAX_PAYLOAD;
@@ -32,35 +33,8 @@ use offload_driver::mctp::smbus::PREFIX_LEN;
 use offload_driver::mctp::HEADER_LEN;
 use rust_hdl::prelude::*;
 
-/// Where each field of `m_user` starts (the layout is in the module doc). The decoder packs and
-/// the frame stage unpacks with these, through `Constant`s (`#[hdl_gen]` takes no Rust `const`
-/// as an index), so the two cannot drift apart; each field starts where the one before ends.
-pub mod at {
-    /// The MCTP header's octet 1 (destination EID).
-    pub const EM1: usize = 64;
-    /// Its octet 2 (source EID).
-    pub const EM2: usize = EM1 + 8;
-    /// Its octet 3 (flags).
-    pub const EM3: usize = EM2 + 8;
-    /// The beat holds the flags octet.
-    pub const FLAGS_BEAT: usize = EM3 + 8;
-    /// Payload octets in the beat (8 bits).
-    pub const N_EFF: usize = FLAGS_BEAT + 1;
-    /// Frame octets through the beat (16 bits).
-    pub const FLEN: usize = N_EFF + 8;
-    /// The SMBus PEC checks.
-    pub const PEC_OK: usize = FLEN + 16;
-    /// The beat holds the packet's first payload octet.
-    pub const FIRST: usize = PEC_OK + 1;
-}
-
-/// Width of the decoder's side channel.
-pub const INFO_BITS: usize = at::FIRST + 1;
-
-/// A field offset as the `Constant` both stages index and shift with.
-pub fn at_constant(at: usize) -> Constant<Bits<8>> {
-    Constant::new((at as u64).into())
-}
+/// Width of the decoder's side channel (its layout is in the module doc).
+pub const INFO_BITS: usize = 115;
 
 /// `D = 8·K` data bits, `K` octets per beat.
 #[derive(LogicBlock)]
@@ -104,14 +78,6 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     c_pos_high: Constant<Bits<16>>,
     c_max_payload: Constant<Bits<16>>,
     c_one: Constant<Bits<INFO_BITS>>,
-    c_at_em1: Constant<Bits<8>>,
-    c_at_em2: Constant<Bits<8>>,
-    c_at_em3: Constant<Bits<8>>,
-    c_at_flags_beat: Constant<Bits<8>>,
-    c_at_n_eff: Constant<Bits<8>>,
-    c_at_flen: Constant<Bits<8>>,
-    c_at_pec_ok: Constant<Bits<8>>,
-    c_at_first: Constant<Bits<8>>,
 }
 
 impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
@@ -156,14 +122,6 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             c_pos_high: Constant::new((0xFFFFu64 & !7).into()),
             c_max_payload: Constant::new((MAX_PAYLOAD as u64).into()),
             c_one: Constant::new(1u64.into()),
-            c_at_em1: at_constant(at::EM1),
-            c_at_em2: at_constant(at::EM2),
-            c_at_em3: at_constant(at::EM3),
-            c_at_flags_beat: at_constant(at::FLAGS_BEAT),
-            c_at_n_eff: at_constant(at::N_EFF),
-            c_at_flen: at_constant(at::FLEN),
-            c_at_pec_ok: at_constant(at::PEC_OK),
-            c_at_first: at_constant(at::FIRST),
         }
     }
 }
@@ -249,20 +207,20 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
         }
 
         self.info.next = bit_cast::<INFO_BITS, 64>(self.e_hdr.val())
-            | (bit_cast::<INFO_BITS, 8>(self.em1.val()) << self.c_at_em1.val())
-            | (bit_cast::<INFO_BITS, 8>(self.em2.val()) << self.c_at_em2.val())
-            | (bit_cast::<INFO_BITS, 8>(self.em3.val()) << self.c_at_em3.val())
-            | (bit_cast::<INFO_BITS, 8>(self.n_eff.val()) << self.c_at_n_eff.val())
-            | (bit_cast::<INFO_BITS, 16>(self.pos_n.val()) << self.c_at_flen.val());
+            | (bit_cast::<INFO_BITS, 8>(self.em1.val()) << 64)
+            | (bit_cast::<INFO_BITS, 8>(self.em2.val()) << 72)
+            | (bit_cast::<INFO_BITS, 8>(self.em3.val()) << 80)
+            | (bit_cast::<INFO_BITS, 8>(self.n_eff.val()) << 89)
+            | (bit_cast::<INFO_BITS, 16>(self.pos_n.val()) << 97);
         // The flags octet is the header's last: in this beat when 0 < hleft <= W.
         if (self.hleft.q.val() != 0) & (self.hleft.q.val() <= self.c_w.val()) {
-            self.info.next = self.info.val() | (self.c_one.val() << self.c_at_flags_beat.val());
+            self.info.next = self.info.val() | (self.c_one.val() << 88);
         }
         if self.pec.ok.val() {
-            self.info.next = self.info.val() | (self.c_one.val() << self.c_at_pec_ok.val());
+            self.info.next = self.info.val() | (self.c_one.val() << 113);
         }
         if (self.room.q.val() == self.c_max_payload.val()) & (self.n_eff.val() != 0) {
-            self.info.next = self.info.val() | (self.c_one.val() << self.c_at_first.val());
+            self.info.next = self.info.val() | (self.c_one.val() << 114);
         }
         self.m_user.next = self.info.val();
 

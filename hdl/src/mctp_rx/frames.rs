@@ -53,7 +53,7 @@
 
 use super::counters::MctpRxBumpsSource;
 use super::crc_regs::MicReg;
-use super::decode::{at, at_constant, INFO_BITS};
+use super::decode::INFO_BITS;
 use super::{MctpRxConfig, HW_MAX_LEN, MAX_PAYLOAD, RING_OCTETS};
 use crate::axis::AxisSink;
 use crate::crc::CrcStep;
@@ -237,14 +237,6 @@ pub struct FrameStage<const D: usize, const K: usize> {
     c_desc_slot: Constant<Bits<62>>,
     c_desc_to: Constant<Bits<62>>,
     c_mic_len13: Constant<Bits<13>>,
-    c_at_em1: Constant<Bits<8>>,
-    c_at_em2: Constant<Bits<8>>,
-    c_at_em3: Constant<Bits<8>>,
-    c_at_flags_beat: Constant<Bits<8>>,
-    c_at_n_eff: Constant<Bits<8>>,
-    c_at_flen: Constant<Bits<8>>,
-    c_at_pec_ok: Constant<Bits<8>>,
-    c_at_first: Constant<Bits<8>>,
 }
 
 impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
@@ -416,14 +408,6 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             c_desc_slot: Constant::new(1u64.into()),
             c_desc_to: Constant::new((1u64 << 61).into()),
             c_mic_len13: Constant::new((MIC_LEN as u64).into()),
-            c_at_em1: at_constant(at::EM1),
-            c_at_em2: at_constant(at::EM2),
-            c_at_em3: at_constant(at::EM3),
-            c_at_flags_beat: at_constant(at::FLAGS_BEAT),
-            c_at_n_eff: at_constant(at::N_EFF),
-            c_at_flen: at_constant(at::FLEN),
-            c_at_pec_ok: at_constant(at::PEC_OK),
-            c_at_first: at_constant(at::FIRST),
         }
     }
 }
@@ -440,11 +424,11 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
 
         // ---- Ingest: the beat on s, decoded (positions, header octets so far, payload count).
         self.e_hdr.next = self.info.val().get_bits::<64>(0);
-        self.em1.next = self.info.val().get_bits::<8>(self.c_at_em1.val().index());
-        self.em2.next = self.info.val().get_bits::<8>(self.c_at_em2.val().index());
-        self.em3.next = self.info.val().get_bits::<8>(self.c_at_em3.val().index());
-        self.flags_here.next = self.info.val().get_bit(self.c_at_flags_beat.val().index());
-        self.n_eff.next = self.info.val().get_bits::<8>(self.c_at_n_eff.val().index());
+        self.em1.next = self.info.val().get_bits::<8>(64);
+        self.em2.next = self.info.val().get_bits::<8>(72);
+        self.em3.next = self.info.val().get_bits::<8>(80);
+        self.flags_here.next = self.info.val().get_bit(88);
+        self.n_eff.next = self.info.val().get_bits::<8>(89);
         self.d_som.next = (self.em3.val() & self.c_som.val()) != 0;
         self.d_eom.next = (self.em3.val() & self.c_eom.val()) != 0;
         self.d_match.next = self.ctx_open.q.val()
@@ -563,7 +547,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.wr_data.next = self.win.q.val();
         }
 
-        self.i_flen.next = self.info.val().get_bits::<16>(self.c_at_flen.val().index());
+        self.i_flen.next = self.info.val().get_bits::<16>(97);
         self.i_pkt.next = self.i_flen.val();
         if self.cfg.smbus.val() {
             self.i_pkt.next = self.i_flen.val() - self.c_smbus_overhead.val();
@@ -582,7 +566,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                     & ((self.i_flen.val() < self.c_smbus_overhead.val())
                         | ((self.i_flen.val() - self.c_smbus_count_off.val())
                             != bit_cast::<16, 8>(self.e_hdr.val().get_bits::<8>(16))));
-                self.pec_ok.d.next = self.info.val().get_bit(self.c_at_pec_ok.val().index());
+                self.pec_ok.d.next = self.info.val().get_bit(113);
                 self.endc.d.next = true;
                 self.in_frame.d.next = false;
             }
@@ -601,7 +585,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                     self.wf.d.next = self.total.val() - self.c_w.val();
                 }
                 self.first_w.d.next = self.e_first.val();
-                if self.d_som.val() & self.info.val().get_bit(self.c_at_first.val().index()) {
+                if self.d_som.val() & self.info.val().get_bit(114) {
                     self.first_w.d.next = self.pay.val().get_bits::<8>(0);
                 }
             }
