@@ -1,5 +1,5 @@
 //! Verilates rtl/counter.v (with --trace) and rtl/blink.v (without, DIV = 3 given on the
-//! command line) through the patched `verilator` crate, with the module generator's FFI.
+//! command line, split into many files as a large model is) through the patched `verilator` crate, with the module generator's FFI.
 
 use std::path::PathBuf;
 use verilator::module::ModuleGenerator;
@@ -30,5 +30,8 @@ fn main() {
         .file("rtl/blink.v")
         .file(out.join("blink.cpp"))
         .arg("-GDIV=3")
+        // Split as Verilator splits a large model (VM_PARALLEL_BUILDS = 1): the builder then
+        // compiles file by file, its slow classes apart.
+        .args(["--output-split", "1"])
         .build("blink");
 }

@@ -133,3 +133,52 @@ fn a_small_model_is_one_translation_unit() {
     assert_eq!(members.len(), 3, "{members:?}");
     assert!(members.iter().any(|m| m.ends_with("Vcounter__ALL.o")), "{members:?}");
 }
+
+/// A model Verilator splits (`VM_PARALLEL_BUILDS = 1`, here forced with `--output-split 1`)
+/// is compiled file by file: the classes `V<top>_classes.mk` marks slow (`VM_CLASSES_SLOW`,
+/// `VM_SUPPORT_SLOW`) into their own archive, which the builder compiles unoptimised as
+/// verilated.mk's `OPT_SLOW` does, the rest into `V<top>__ALL`. (The blinker tests above
+/// show the two archives link and run.)
+#[test]
+fn a_split_model_compiles_its_slow_classes_apart() {
+    let dir = PathBuf::from(concat!(env!("OUT_DIR"), "/blink"));
+    let mk = std::fs::read_to_string(dir.join("Vblink_classes.mk")).unwrap();
+    assert!(mk.contains("VM_PARALLEL_BUILDS = 1"), "{mk}");
+    let (mut fast, mut slow) = (Vec::new(), Vec::new());
+    let mut into: Option<bool> = None;
+    for line in mk.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            into = None;
+            continue;
+        }
+        if let Some(var) = line.split('=').next().filter(|_| line.contains('=')) {
+            let var = var.trim_end_matches('+').trim();
+            into = ["VM_CLASSES_FAST", "VM_SUPPORT_FAST", "VM_CLASSES_SLOW", "VM_SUPPORT_SLOW"]
+                .contains(&var)
+                .then(|| var.ends_with("_SLOW"));
+            continue;
+        }
+        let name = line.trim_end_matches('\\').trim();
+        match into {
+            Some(true) => slow.push(name.to_string()),
+            Some(false) => fast.push(name.to_string()),
+            None => {}
+        }
+    }
+    assert!(!slow.is_empty() && !fast.is_empty(), "fast {fast:?}, slow {slow:?}");
+    let members = |lib: &str| -> Vec<String> {
+        let ar = Command::new("ar").arg("t").arg(dir.join(lib)).output().unwrap();
+        assert!(ar.status.success(), "ar t {lib}");
+        String::from_utf8(ar.stdout).unwrap().lines().map(String::from).collect()
+    };
+    let (fast_ar, slow_ar) = (members("libVblink__ALL.a"), members("libVblink__ALL_slow.a"));
+    for c in &slow {
+        let o = format!("-{c}.o");
+        assert!(slow_ar.iter().any(|m| m.ends_with(&o)), "{c} not in the slow archive {slow_ar:?}");
+        assert!(!fast_ar.iter().any(|m| m.ends_with(&o)), "{c} in the fast archive too");
+    }
+    for c in &fast {
+        let o = format!("-{c}.o");
+        assert!(fast_ar.iter().any(|m| m.ends_with(&o)), "{c} not in the fast archive {fast_ar:?}");
+    }
+}
