@@ -66,6 +66,32 @@ pub fn which(tool: &str) -> Option<PathBuf> {
     std::env::split_paths(&path).map(|d| d.join(tool)).find(|p| p.is_file())
 }
 
+/// `f` over `items` on as many threads as the machine has cores, each thread taking the next
+/// item when it is free; results in `items`' order. For batches of tool runs (Yosys, Verilator)
+/// whose lengths differ by minutes: put the longest first, and no core waits at the end.
+pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, items.len().max(1));
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break out };
+                        out.push((i, f(item)));
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
 fn run(tool: &'static str, dir: &Path, args: &[&str]) -> Result<String, ToolError> {
     if which(tool).is_none() {
         return Err(ToolError::Missing { tool });

@@ -42,51 +42,29 @@ fn out_of_ci(name: &str) -> bool {
     name == "mpa_tx_w64" || name == "mpa_rx_w64" || name == "mctp_rx_w8" || name.starts_with("top_") || name.starts_with("board_")
 }
 
-fn check(filter: impl Fn(&str) -> bool) {
+/// Every budgeted block through `tools::lut4_depth`, the Yosys runs spread over the cores
+/// (`tools::par_map`), widest blocks first: they take longest (CRC-32C W = 64 about a minute),
+/// and started last they would leave one core idle while they finish.
+#[test]
+fn every_shipped_block_within_budget() {
     assert!(tools::which("yosys").is_some(), "`yosys` is not installed: run scripts/install-deps");
-    let mut over = Vec::new();
-    let mut checked = 0;
-    for e in catalogue().into_iter().filter(|e| filter(&e.name) && !out_of_ci(&e.name)) {
+    let mut entries: Vec<_> = catalogue().into_iter().filter(|e| !out_of_ci(&e.name)).collect();
+    entries.sort_by_key(|e| std::cmp::Reverse(e.width_bytes));
+    let results = tools::par_map(&entries, |e| {
         let (_, budget, why) = BUDGETS
             .iter()
             .find(|b| b.0 == e.name)
             .unwrap_or_else(|| panic!("{}: no depth budget in hdl/tests/logic_depth.rs", e.name));
-        let depth = tools::lut4_depth(&e.shipped_verilog(), &e.module_name()).unwrap_or_else(|err| panic!("{}: {err}", e.name));
+        let depth = tools::lut4_depth(&e.shipped_verilog(), &e.module_name()).map_err(|err| format!("{}: {err}", e.name))?;
         eprintln!("{}: {depth} LUT4 levels (budget {budget}: {why})", e.name);
         if depth > *budget {
-            over.push(format!("{}: {depth} LUT4 levels > {budget} ({why})", e.name));
+            return Err(format!("{}: {depth} LUT4 levels > {budget} ({why})", e.name));
         }
-        checked += 1;
-    }
-    assert!(checked > 0, "no entry checked");
+        Ok(())
+    });
+    assert!(!results.is_empty(), "no entry checked");
+    let over: Vec<String> = results.into_iter().filter_map(Result::err).collect();
     assert!(over.is_empty(), "logic depth over budget:\n{}", over.join("\n"));
-}
-
-#[test]
-fn every_shipped_block_has_a_budget() {
-    for e in catalogue() {
-        assert!(
-            out_of_ci(&e.name) || BUDGETS.iter().any(|b| b.0 == e.name),
-            "{}: add a depth budget to hdl/tests/logic_depth.rs",
-            e.name
-        );
-    }
-}
-
-// One test per block family, so the test harness runs them side by side.
-#[test]
-fn crc_engines_within_budget() {
-    check(|n| n.starts_with("crc"));
-}
-
-#[test]
-fn mpa_blocks_within_budget() {
-    check(|n| n.starts_with("mpa_"));
-}
-
-#[test]
-fn mctp_blocks_and_registers_within_budget() {
-    check(|n| n.starts_with("mctp_") || n.starts_with("regs_"));
 }
 
 /// The guard must see a deep path where there is one, or it proves nothing.
