@@ -545,6 +545,22 @@ Info: Max frequency for clock '$glbnet$clock$TRELLIS_IO_IN': 177.43 MHz (PASS at
     }
 
     #[test]
+    fn par_map_keeps_the_order_and_runs_every_item_once() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let calls = AtomicUsize::new(0);
+        let items: Vec<u64> = (0..37).collect();
+        let out = par_map(&items, |&i| {
+            calls.fetch_add(1, Ordering::Relaxed);
+            // Later items finish first, so completion order is not item order.
+            std::thread::sleep(std::time::Duration::from_micros(40 - i));
+            i * i
+        });
+        assert_eq!(out, items.iter().map(|i| i * i).collect::<Vec<_>>());
+        assert_eq!(calls.load(Ordering::Relaxed), items.len());
+        assert!(par_map(&[] as &[u8], |_| 0).is_empty());
+    }
+
+    #[test]
     fn median_and_spread_over_seeds() {
         let run = |seed, f| Ecp5Run { seed, fmax_mhz: Some(f), critical: None };
         let r = Ecp5Report { runs: vec![run(1, 120.0), run(2, 110.0), run(3, 130.0)], ..Default::default() };
