@@ -174,6 +174,15 @@ fn longest_message_and_ring_full() {
     assert!(run.stream.input_stalls > 100, "the ring filled and the input waited: {} stalls", run.stream.input_stalls);
 }
 
+/// `msg` as one packet from EID 8 to EID 9 with tag `tag`, through the host library's
+/// packetizer (with its NVMe-MI MIC when `mic`).
+fn single_packet(msg: &[u8], tag: u8, mic: bool) -> Vec<u8> {
+    let req = TxRequest { config: TxConfig::new(0x08, 0x09, tag, true), append_mic: mic, smbus: None };
+    let mut frames = transmit(&req, msg).unwrap();
+    assert_eq!(frames.len(), 1, "one packet");
+    frames.remove(0)
+}
+
 /// The descriptor queue fills while the reader holds its output low: back-to-back single-packet
 /// messages, more than the queue holds. A message's descriptor is pushed the clock after its
 /// judging clock, so the next packet must not start when that pending push takes the queue's
@@ -181,22 +190,10 @@ fn longest_message_and_ring_full() {
 /// must come out, in order, once the reader drains.
 #[test]
 fn descriptor_queue_fills_while_the_reader_holds() {
-    use offload_driver::mctp::Header;
     let n = super::DESC_DEPTH + 8;
     for mic in [false, true] {
         let setup = RxSetup { smbus: false, mic, strict: true, max_len: 4224 };
-        let frames: Vec<Vec<u8>> = (0..n)
-            .map(|i| {
-                let h = Header { dst: 0x09, src: 0x08, som: true, eom: true, seq: 0, tag_owner: true, tag: (i % 8) as u8 };
-                let mut msg = vec![0x84u8, i as u8, 2, 3, 4, 5];
-                if mic {
-                    offload_driver::nvme_mi::append_mic(&mut msg);
-                }
-                let mut p = h.encode().unwrap().to_vec();
-                p.extend(msg);
-                p
-            })
-            .collect();
+        let frames: Vec<Vec<u8>> = (0..n).map(|i| single_packet(&[0x84, i as u8, 2, 3, 4, 5], (i % 8) as u8, mic)).collect();
         for w in [1, 4, 8] {
             let hold = 3000;
             let t = Traffic { output_hold_cycles: hold, ..Traffic::full_rate() };
@@ -217,19 +214,13 @@ fn descriptor_queue_fills_while_the_reader_holds() {
 /// less the beats before it: the reader streams one beat per clock).
 #[test]
 fn delivery_latency() {
-    use offload_driver::mctp::Header;
+    let msg = [0x84u8; 21];
     for mic in [false, true] {
         let setup = RxSetup { smbus: false, mic, strict: true, max_len: 4224 };
-        let mut msg = vec![0x84u8; 21];
-        if mic {
-            offload_driver::nvme_mi::append_mic(&mut msg);
-        }
-        let h = Header { dst: 0x09, src: 0x08, som: true, eom: true, seq: 0, tag_owner: true, tag: 1 };
-        let mut frame = h.encode().unwrap().to_vec();
-        frame.extend(&msg);
+        let frame = single_packet(&msg, 1, mic);
         for w in [1, 4, 8] {
             let (run, _) = check(w, &setup, &[frame.clone()], &Traffic::full_rate(), "latency");
-            let out_beats = 21usize.div_ceil(w) as u64;
+            let out_beats = msg.len().div_ceil(w) as u64;
             let taken_in = run.stream.last_beat_cycles[0][0];
             let first_out = run.stream.output_last_cycles[0][0] - (out_beats - 1);
             assert_eq!(first_out - taken_in, super::LATENCY, "W={w} mic {mic}: clocks from the last input beat to the first output beat");

@@ -233,14 +233,11 @@ pub fn run_streams_with_frame_hook<M: ClockedModel + ?Sized>(
             }
         }
         // Back-pressure.
-        let holding = cycle - start < traffic.output_hold_cycles;
-        for o in outputs {
-            match (o.tready, holding) {
-                (Some(r), true) => m.set(r, 0),
-                (Some(r), false) if traffic.backpressure_prob > 0.0 || traffic.output_hold_cycles > 0 => {
-                    m.set(r, (rng.gen::<f64>() >= traffic.backpressure_prob) as u64)
-                }
-                _ => {}
+        if traffic.backpressure_prob > 0.0 || traffic.output_hold_cycles > 0 {
+            let holding = cycle - start < traffic.output_hold_cycles;
+            for r in outputs.iter().filter_map(|o| o.tready) {
+                let ready = !holding && (traffic.backpressure_prob == 0.0 || rng.gen::<f64>() >= traffic.backpressure_prob);
+                m.set(r, ready as u64);
             }
         }
         m.eval();
