@@ -11,10 +11,14 @@ use crate::crc::CrcStep;
 use offload_driver::crc::CrcKind;
 use rust_hdl::prelude::*;
 
-/// The NVMe-MI MIC register: on `en` it takes the CRC-32C step of `state_in` over all of
-/// `data` when `full`, else `state_in` unchanged. (Only whole words are ever folded in here, so
-/// the step's octet mask is a constant and synthesis keeps no partial-word shifter: the step
-/// is a bare XOR network, the end of the frame stage's longest path.)
+/// The NVMe-MI MIC register: on `en` it takes the CRC-32C step of one of two candidates, the
+/// running one (`state_in` over `data`, when `full`) or the committed one (`c_state` over
+/// `c_data`, when `c_full`), as `use_c` picks; a candidate that is not `full` leaves its state
+/// unchanged. Both steps run side by side from the frame stage's registers, so the key match
+/// that decides `use_c` only selects between finished results instead of feeding the
+/// window's shifter and the XOR network. (Only whole words are ever folded in here, so each
+/// step's octet mask is a constant and synthesis keeps no partial-word shifter: each step is
+/// a bare XOR network.)
 #[derive(LogicBlock)]
 pub struct MicReg<const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
@@ -24,10 +28,18 @@ pub struct MicReg<const D: usize, const K: usize> {
     pub state_in: Signal<In, Bits<32>>,
     pub data: Signal<In, Bits<D>>,
     pub full: Signal<In, Bit>,
+    pub c_state: Signal<In, Bits<32>>,
+    pub c_data: Signal<In, Bits<D>>,
+    pub c_full: Signal<In, Bit>,
+    pub use_c: Signal<In, Bit>,
     pub q: Signal<Out, Bits<32>>,
     step: CrcStep<D, K, 32>,
+    c_step: CrcStep<D, K, 32>,
     r: DFF<Bits<32>>,
+    nxt_run: Signal<Local, Bits<32>>,
+    nxt_com: Signal<Local, Bits<32>>,
     unused_fin: Signal<Local, Bits<32>>,
+    unused_c_fin: Signal<Local, Bits<32>>,
     c_init: Constant<Bits<32>>,
     c_ones_k: Constant<Bits<K>>,
 }
@@ -42,11 +54,19 @@ impl<const D: usize, const K: usize> Default for MicReg<D, K> {
             state_in: Default::default(),
             data: Default::default(),
             full: Default::default(),
+            c_state: Default::default(),
+            c_data: Default::default(),
+            c_full: Default::default(),
+            use_c: Default::default(),
             q: Default::default(),
             c_init: Constant::new(step.init()),
             step,
+            c_step: CrcStep::<D, K, 32>::new(CrcKind::Crc32c),
             r: Default::default(),
+            nxt_run: Default::default(),
+            nxt_com: Default::default(),
             unused_fin: Default::default(),
+            unused_c_fin: Default::default(),
             c_ones_k: Constant::new(crate::bits::low_ones(K).into()),
         }
     }
@@ -61,10 +81,22 @@ impl<const D: usize, const K: usize> Logic for MicReg<D, K> {
         self.step.data.next = self.data.val();
         self.step.keep.next = self.c_ones_k.val();
         self.unused_fin.next = self.step.fin.val();
+        self.c_step.state.next = self.c_state.val();
+        self.c_step.data.next = self.c_data.val();
+        self.c_step.keep.next = self.c_ones_k.val();
+        self.unused_c_fin.next = self.c_step.fin.val();
+        self.nxt_run.next = self.state_in.val();
+        if self.full.val() {
+            self.nxt_run.next = self.step.nxt.val();
+        }
+        self.nxt_com.next = self.c_state.val();
+        if self.c_full.val() {
+            self.nxt_com.next = self.c_step.nxt.val();
+        }
         if self.en.val() {
-            self.r.d.next = self.state_in.val();
-            if self.full.val() {
-                self.r.d.next = self.step.nxt.val();
+            self.r.d.next = self.nxt_run.val();
+            if self.use_c.val() {
+                self.r.d.next = self.nxt_com.val();
             }
         }
         if self.reset.val() {

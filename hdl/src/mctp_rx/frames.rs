@@ -167,8 +167,7 @@ pub struct FrameStage<const D: usize, const K: usize> {
     e_tr: Signal<Local, Bit>,
     e_ts: Signal<Local, Bit>,
     e_wa: Signal<Local, Bits<14>>,
-    e_wf: Signal<Local, Bits<8>>,
-    e_win: Signal<Local, Bits<D>>,
+    from_c: Signal<Local, Bit>,
     e_mic: Signal<Local, Bits<32>>,
     e_first: Signal<Local, Bits<8>>,
     ring_ok: Signal<Local, Bit>,
@@ -177,6 +176,14 @@ pub struct FrameStage<const D: usize, const K: usize> {
     n_eff: Signal<Local, Bits<8>>,
     pay_mask: Signal<Local, Bits<D>>,
     pay: Signal<Local, Bits<D>>,
+    lo_run: Signal<Local, Bits<D>>,
+    hi_run: Signal<Local, Bits<D>>,
+    total_run: Signal<Local, Bits<8>>,
+    full_run: Signal<Local, Bit>,
+    lo_com: Signal<Local, Bits<D>>,
+    hi_com: Signal<Local, Bits<D>>,
+    total_com: Signal<Local, Bits<8>>,
+    full_com: Signal<Local, Bit>,
     lo: Signal<Local, Bits<D>>,
     hi: Signal<Local, Bits<D>>,
     total: Signal<Local, Bits<8>>,
@@ -334,8 +341,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             e_tr: Default::default(),
             e_ts: Default::default(),
             e_wa: Default::default(),
-            e_wf: Default::default(),
-            e_win: Default::default(),
+            from_c: Default::default(),
             e_mic: Default::default(),
             e_first: Default::default(),
             ring_ok: Default::default(),
@@ -344,6 +350,14 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             n_eff: Default::default(),
             pay_mask: Default::default(),
             pay: Default::default(),
+            lo_run: Default::default(),
+            hi_run: Default::default(),
+            total_run: Default::default(),
+            full_run: Default::default(),
+            lo_com: Default::default(),
+            hi_com: Default::default(),
+            total_com: Default::default(),
+            full_com: Default::default(),
             lo: Default::default(),
             hi: Default::default(),
             total: Default::default(),
@@ -447,13 +461,21 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.ms_f.next = self.dl_next.q.val();
         }
         self.slot_busy_f.next = self.slot_busy.q.val() | (self.dl_good.val() & self.dl_slot.q.val());
-        // Where this beat's payload goes, and the window state it continues from.
+        // Where this beat's payload goes, and the state it continues from. The window comes
+        // from one of two places, worked out side by side below: the running window (`wf`,
+        // `win`), which is empty on the flags beat (the judging clock emptied it and no beat
+        // before the flags beat has a target), so it also serves a new message; or the
+        // committed window, for a packet continuing the open message. Only that choice
+        // (`from_c`) waits for the key match. The MIC state a running window continues from is
+        // known without it: the initial value on the flags beat, the running MIC after it.
+        self.from_c.next = self.flags_here.val() & self.d_ring_cont.val();
+        self.e_mic.next = self.mic_w.q.val();
+        if self.flags_here.val() {
+            self.e_mic.next = self.c_mic_init.val();
+        }
         self.e_tr.next = self.t_ring.q.val();
         self.e_ts.next = self.t_slot.q.val();
         self.e_wa.next = self.wa.q.val();
-        self.e_wf.next = self.wf.q.val();
-        self.e_win.next = self.win.q.val();
-        self.e_mic.next = self.mic_w.q.val();
         self.e_first.next = self.first_w.q.val();
         if self.flags_here.val() {
             self.e_tr.next = self.d_ring_som.val() | self.d_ring_cont.val();
@@ -466,16 +488,10 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                         self.e_wa.next = self.c_end.q.val();
                     }
                 }
-                self.e_wf.next = 0.into();
-                self.e_win.next = 0.into();
-                self.e_mic.next = self.c_mic_init.val();
                 self.e_first.next = 0.into();
             }
             if self.d_ring_cont.val() {
                 self.e_wa.next = self.c_wa.q.val();
-                self.e_wf.next = self.c_wf.q.val();
-                self.e_win.next = self.c_win.q.val();
-                self.e_mic.next = self.mic_c.q.val();
                 self.e_first.next = self.c_first.q.val();
             }
         }
@@ -512,8 +528,8 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.s.tready.next = self.rdy.val();
         self.take.next = self.s.tvalid.val() & self.rdy.val();
 
-        // The payload (lanes 0..n_eff, tkeep) after the window (lanes past e_wf are zero): the
-        // word to write (lo) and what is left over (hi).
+        // The payload (lanes 0..n_eff, tkeep) after the window (lanes past its fill are zero):
+        // the word to write (lo) and what is left over (hi), for each window, then selected.
         self.pay_mask.next = 0.into();
         for i in 0..K {
             if (self.s.tkeep.val() & self.c_bit[i].val()) != 0 {
@@ -521,16 +537,35 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             }
         }
         self.pay.next = self.s.tdata.val() & self.pay_mask.val();
-        self.lo.next = self.e_win.val() | (self.pay.val() << (bit_cast::<16, 8>(self.e_wf.val()) << 3));
-        self.hi.next =
-            (self.pay.val() >> (bit_cast::<16, 8>(self.c_w_m1.val() - self.e_wf.val()) << 3)) >> 8;
-        self.total.next = self.e_wf.val() + self.n_eff.val();
-        self.full.next = self.total.val() >= self.c_w.val();
-        // The MIC register takes the written word (not full: e_mic unchanged) with every beat
-        // that has a target.
+        self.lo_run.next = self.win.q.val() | (self.pay.val() << (bit_cast::<16, 8>(self.wf.q.val()) << 3));
+        self.hi_run.next =
+            (self.pay.val() >> (bit_cast::<16, 8>(self.c_w_m1.val() - self.wf.q.val()) << 3)) >> 8;
+        self.total_run.next = self.wf.q.val() + self.n_eff.val();
+        self.full_run.next = self.total_run.val() >= self.c_w.val();
+        self.lo_com.next = self.c_win.q.val() | (self.pay.val() << (bit_cast::<16, 8>(self.c_wf.q.val()) << 3));
+        self.hi_com.next =
+            (self.pay.val() >> (bit_cast::<16, 8>(self.c_w_m1.val() - self.c_wf.q.val()) << 3)) >> 8;
+        self.total_com.next = self.c_wf.q.val() + self.n_eff.val();
+        self.full_com.next = self.total_com.val() >= self.c_w.val();
+        self.lo.next = self.lo_run.val();
+        self.hi.next = self.hi_run.val();
+        self.total.next = self.total_run.val();
+        self.full.next = self.full_run.val();
+        if self.from_c.val() {
+            self.lo.next = self.lo_com.val();
+            self.hi.next = self.hi_com.val();
+            self.total.next = self.total_com.val();
+            self.full.next = self.full_com.val();
+        }
+        // The MIC register takes the written word (not full: its state unchanged) with every
+        // beat that has a target, each window's step computed apart and `from_c` selecting.
         self.mic_w.state_in.next = self.e_mic.val();
-        self.mic_w.data.next = self.lo.val();
-        self.mic_w.full.next = self.full.val();
+        self.mic_w.data.next = self.lo_run.val();
+        self.mic_w.full.next = self.full_run.val();
+        self.mic_w.c_state.next = self.mic_c.q.val();
+        self.mic_w.c_data.next = self.lo_com.val();
+        self.mic_w.c_full.next = self.full_com.val();
+        self.mic_w.use_c.next = self.from_c.val();
         self.mic_w.en.next = self.take.val() & (self.e_tr.val() | self.e_ts.val());
 
         // ---- The memory's one write port: a full word of this beat, or the judging clock's
