@@ -50,28 +50,39 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     pos: DFF<Bits<16>>,
     hdr: DFF<Bits<64>>,
     hleft: DFF<Bits<8>>,
+    /// Header octets in the next beat, `min(hleft, W)`: the payload's first lane.
+    a_r: DFF<Bits<4>>,
     room: DFF<Bits<16>>,
+    /// `min(room, W)`, so the beat's payload count is clipped with 4-bit logic.
+    room_w: DFF<Bits<4>>,
     pec: PecCheck<D, K>,
     accept: Signal<Local, Bit>,
     hp: Signal<Local, Bits<8>>,
-    k: Signal<Local, Bits<8>>,
+    k: Signal<Local, Bits<4>>,
     e_hdr: Signal<Local, Bits<64>>,
     em1: Signal<Local, Bits<8>>,
     em2: Signal<Local, Bits<8>>,
     em3: Signal<Local, Bits<8>>,
-    kk: Signal<Local, Bits<8>>,
-    a: Signal<Local, Bits<8>>,
-    n: Signal<Local, Bits<8>>,
-    n_eff: Signal<Local, Bits<8>>,
+    kk: Signal<Local, Bits<4>>,
+    n: Signal<Local, Bits<4>>,
+    n_eff: Signal<Local, Bits<4>>,
+    hl_next: Signal<Local, Bits<8>>,
+    a_next: Signal<Local, Bits<4>>,
+    a_hp: Signal<Local, Bits<4>>,
+    room_rest: Signal<Local, Bits<5>>,
+    room_w_next: Signal<Local, Bits<4>>,
     lanes: Signal<Local, Bits<K>>,
     pos_sum: Signal<Local, Bits<17>>,
     pos_n: Signal<Local, Bits<16>>,
     info: Signal<Local, Bits<INFO_BITS>>,
-    c_lane: [Constant<Bits<8>>; K],
-    c_lane1: [Constant<Bits<8>>; K],
+    c_lane: [Constant<Bits<4>>; K],
+    c_lane1: [Constant<Bits<4>>; K],
     c_bit: [Constant<Bits<K>>; K],
     c_w: Constant<Bits<8>>,
-    c_w_m1: Constant<Bits<8>>,
+    c_w4: Constant<Bits<4>>,
+    c_w5: Constant<Bits<5>>,
+    c_w_m1: Constant<Bits<4>>,
+    c_2w: Constant<Bits<16>>,
     c_hp_raw: Constant<Bits<8>>,
     c_hp_smbus: Constant<Bits<8>>,
     c_pos_max: Constant<Bits<17>>,
@@ -94,7 +105,9 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             pos: Default::default(),
             hdr: Default::default(),
             hleft: Default::default(),
+            a_r: Default::default(),
             room: Default::default(),
+            room_w: Default::default(),
             pec: Default::default(),
             accept: Default::default(),
             hp: Default::default(),
@@ -104,8 +117,12 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             em2: Default::default(),
             em3: Default::default(),
             kk: Default::default(),
-            a: Default::default(),
             n: Default::default(),
+            hl_next: Default::default(),
+            a_next: Default::default(),
+            a_hp: Default::default(),
+            room_rest: Default::default(),
+            room_w_next: Default::default(),
             n_eff: Default::default(),
             lanes: Default::default(),
             pos_sum: Default::default(),
@@ -115,7 +132,10 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             c_w: Constant::new((K as u64).into()),
+            c_w4: Constant::new((K as u64).into()),
+            c_w5: Constant::new((K as u64).into()),
             c_w_m1: Constant::new(((K - 1) as u64).into()),
+            c_2w: Constant::new((2 * K as u64).into()),
             c_hp_raw: Constant::new((HEADER_LEN as u64).into()),
             c_hp_smbus: Constant::new(((PREFIX_LEN + HEADER_LEN) as u64).into()),
             c_pos_max: Constant::new(0xFFFFu64.into()),
@@ -129,7 +149,7 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
 impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, pos, hdr, hleft, room);
+        dff_setup!(self, clock, pos, hdr, hleft, a_r, room, room_w);
         clock!(self, clock, pec);
         // A plain stream stage: ready and valid pass through, the beat is decoded as it is
         // accepted.
@@ -147,7 +167,7 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
             self.hp.next = self.c_hp_smbus.val();
         }
         // k: octets in the beat (tkeep counts on the last beat only).
-        self.k.next = self.c_w.val();
+        self.k.next = self.c_w4.val();
         if self.s.tlast.val() {
             self.k.next = 0.into();
             for i in 0..K {
@@ -171,7 +191,9 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
             self.em3.next = self.e_hdr.val().get_bits::<8>(56);
         }
         // Payload lanes [a, kk): after the header, before the PEC on the last beat, clipped to
-        // the packet limit (room), shifted down to lane 0.
+        // the packet limit (room), shifted down to lane 0. Counts of at most W octets, so
+        // 4-bit arithmetic from registers (`a_r`, `room_w`), no carry chain on the way to the
+        // lanes.
         self.kk.next = self.k.val();
         if self.s.tlast.val() & self.smbus.val() {
             self.kk.next = 0.into();
@@ -179,17 +201,13 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
                 self.kk.next = self.k.val() - 1;
             }
         }
-        self.a.next = self.hleft.q.val();
-        if self.hleft.q.val() > self.c_w.val() {
-            self.a.next = self.c_w.val();
-        }
         self.n.next = 0.into();
-        if self.kk.val() > self.a.val() {
-            self.n.next = self.kk.val() - self.a.val();
+        if self.kk.val() > self.a_r.q.val() {
+            self.n.next = self.kk.val() - self.a_r.q.val();
         }
         self.n_eff.next = self.n.val();
-        if bit_cast::<16, 8>(self.n.val()) > self.room.q.val() {
-            self.n_eff.next = self.room.q.val().get_bits::<8>(0);
+        if self.n.val() > self.room_w.q.val() {
+            self.n_eff.next = self.room_w.q.val();
         }
         self.lanes.next = 0.into();
         for i in 0..K {
@@ -198,9 +216,9 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
             }
         }
         // (a = W only when no payload is in the beat: the shift wraps to 0 then.)
-        self.m.tdata.next = self.s.tdata.val() >> (bit_cast::<16, 8>(self.a.val() & self.c_w_m1.val()) << 3);
+        self.m.tdata.next = self.s.tdata.val() >> (bit_cast::<16, 4>(self.a_r.q.val() & self.c_w_m1.val()) << 3);
         self.m.tkeep.next = self.lanes.val();
-        self.pos_sum.next = bit_cast::<17, 16>(self.pos.q.val()) + bit_cast::<17, 8>(self.k.val());
+        self.pos_sum.next = bit_cast::<17, 16>(self.pos.q.val()) + bit_cast::<17, 4>(self.k.val());
         self.pos_n.next = self.pos_sum.val().get_bits::<16>(0);
         if self.pos_sum.val() > self.c_pos_max.val() {
             self.pos_n.next = self.c_pos_max.val().get_bits::<16>(0);
@@ -210,7 +228,7 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
             | (bit_cast::<INFO_BITS, 8>(self.em1.val()) << 64)
             | (bit_cast::<INFO_BITS, 8>(self.em2.val()) << 72)
             | (bit_cast::<INFO_BITS, 8>(self.em3.val()) << 80)
-            | (bit_cast::<INFO_BITS, 8>(self.n_eff.val()) << 89)
+            | (bit_cast::<INFO_BITS, 4>(self.n_eff.val()) << 89)
             | (bit_cast::<INFO_BITS, 16>(self.pos_n.val()) << 97);
         // The flags octet is the header's last: in this beat when 0 < hleft <= W.
         if (self.hleft.q.val() != 0) & (self.hleft.q.val() <= self.c_w.val()) {
@@ -224,21 +242,42 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
         }
         self.m_user.next = self.info.val();
 
+        // The next beat's header octets and room, kept as `min(·, W)` beside the full counts.
+        // While the room is 2W or more it stays at least W after this beat; below that it fits
+        // five bits.
+        self.hl_next.next = 0.into();
+        if self.hleft.q.val() > self.c_w.val() {
+            self.hl_next.next = self.hleft.q.val() - self.c_w.val();
+        }
+        self.a_next.next = self.c_w4.val();
+        if self.hl_next.val() <= self.c_w.val() {
+            self.a_next.next = self.hl_next.val().get_bits::<4>(0);
+        }
+        self.a_hp.next = self.c_w4.val();
+        if self.hp.val() <= self.c_w.val() {
+            self.a_hp.next = self.hp.val().get_bits::<4>(0);
+        }
+        self.room_rest.next = self.room.q.val().get_bits::<5>(0) - bit_cast::<5, 4>(self.n_eff.val());
+        self.room_w_next.next = self.c_w4.val();
+        if (self.room.q.val() < self.c_2w.val()) & (self.room_rest.val() < self.c_w5.val()) {
+            self.room_w_next.next = self.room_rest.val().get_bits::<4>(0);
+        }
         if self.accept.val() {
             self.hdr.d.next = self.e_hdr.val();
             self.pos.d.next = self.pos_n.val();
-            self.hleft.d.next = 0.into();
-            if self.hleft.q.val() > self.c_w.val() {
-                self.hleft.d.next = self.hleft.q.val() - self.c_w.val();
-            }
-            self.room.d.next = self.room.q.val() - bit_cast::<16, 8>(self.n_eff.val());
+            self.hleft.d.next = self.hl_next.val();
+            self.a_r.d.next = self.a_next.val();
+            self.room.d.next = self.room.q.val() - bit_cast::<16, 4>(self.n_eff.val());
+            self.room_w.d.next = self.room_w_next.val();
         }
         if (self.accept.val() & self.s.tlast.val()) | self.reset.val() {
             // The next frame starts.
             self.hdr.d.next = 0.into();
             self.pos.d.next = 0.into();
             self.hleft.d.next = self.hp.val();
+            self.a_r.d.next = self.a_hp.val();
             self.room.d.next = self.c_max_payload.val();
+            self.room_w.d.next = self.c_w4.val();
         }
     }
 }
