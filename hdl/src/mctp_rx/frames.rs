@@ -38,10 +38,11 @@
 //!    context keeps its write position, window and CRC) or forgets it (the next packet starts
 //!    from the last committed state, so nothing needs erasing). A completed message whose MIC
 //!    checks (the CRC-32C residue over message and MIC) gets a descriptor; one that fails is
-//!    counted and its space reused. That MIC verdict (the last partial word's CRC step and
-//!    the residue compare, this clock's longest path) is registered, and the descriptor,
-//!    the counter and the free start follow in the next clock; a beat choosing its target in
-//!    that clock sees them forwarded (`ms_f`, `slot_busy_f`, and `q_afull` for the queue).
+//!    counted and its space reused. The MIC is split over two clocks: the judging clock
+//!    registers the last partial word's CRC-32C step (its longest path), and the residue
+//!    compare, the descriptor, the counter and the free start follow in the next clock; a
+//!    beat choosing its target in that clock sees them forwarded (`ms_f`, `slot_busy_f`, and
+//!    `q_afull` for the queue).
 //!
 //! # Limits (hardware choices; the host driver names the same ones)
 //! - Raw frames longer than 4 + 256 octets are dropped (`oversize`): no binding carries more
@@ -134,6 +135,10 @@ pub struct FrameStage<const D: usize, const K: usize> {
     // whether its MIC failed, where it went, the free start after it, its descriptor.
     dl_pend: DFF<Bit>,
     dl_bad: DFF<Bit>,
+    /// The MIC's residue compare waits for the delivery clock: the judging clock registers
+    /// the CRC over the last partial word (`dl_fin`) and whether the MIC is checked.
+    dl_fin: DFF<Bits<32>>,
+    dl_chk: DFF<Bit>,
     dl_slot: DFF<Bit>,
     dl_next: DFF<Bits<14>>,
     dl_desc: DFF<Bits<62>>,
@@ -154,6 +159,7 @@ pub struct FrameStage<const D: usize, const K: usize> {
     d_ring_som: Signal<Local, Bit>,
     d_ring_cont: Signal<Local, Bit>,
     dl_good: Signal<Local, Bit>,
+    dl_bad_now: Signal<Local, Bit>,
     ms_f: Signal<Local, Bits<14>>,
     slot_busy_f: Signal<Local, Bit>,
     i_flen: Signal<Local, Bits<16>>,
@@ -310,6 +316,8 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             slot_busy: Default::default(),
             dl_pend: Default::default(),
             dl_bad: Default::default(),
+            dl_fin: Default::default(),
+            dl_chk: Default::default(),
             dl_slot: Default::default(),
             dl_next: Default::default(),
             dl_desc: Default::default(),
@@ -328,6 +336,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             d_ring_som: Default::default(),
             d_ring_cont: Default::default(),
             dl_good: Default::default(),
+            dl_bad_now: Default::default(),
             ms_f: Default::default(),
             slot_busy_f: Default::default(),
             i_flen: Default::default(),
@@ -431,7 +440,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, in_frame, endc, hdr, r_pkt_len, r_plen, r_cont, r_oversize, r_smb1, pec_ok, t_ring, t_slot, wa, wf, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit, clen, c_wa, c_wf, c_end,
-            c_win, mic_c, c_first, ms, slot_busy, dl_pend, dl_bad, dl_slot, dl_next, dl_desc
+            c_win, mic_c, c_first, ms, slot_busy, dl_pend, dl_bad, dl_fin, dl_chk, dl_slot, dl_next, dl_desc
         );
         clock!(self, clock, mic_w);
         self.mic_w.reset.next = self.reset.val();
@@ -455,7 +464,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.d_ring_cont.next = !self.d_som.val() & self.d_match.val();
         // A message delivered in the last judging clock is published in this one: a beat that
         // chooses its target now sees the free start and the slot as they will be.
-        self.dl_good.next = self.dl_pend.q.val() & !self.dl_bad.q.val();
+        self.dl_bad_now.next =
+            self.dl_bad.q.val() | (self.dl_chk.q.val() & (self.dl_fin.q.val() != self.c_residue.val()));
+        self.dl_good.next = self.dl_pend.q.val() & !self.dl_bad_now.val();
         self.ms_f.next = self.ms.q.val();
         if self.dl_good.val() & !self.dl_slot.q.val() {
             self.ms_f.next = self.dl_next.q.val();
@@ -677,10 +688,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.fin_step.data.next = self.win.q.val();
         self.fin_step.keep.next = self.wf_keep.val();
         self.unused_nxt.next = self.fin_step.nxt.val();
+        // (The residue compare itself is made in the next clock, from `dl_fin`.)
         self.mic_bad.next = self.cfg.mic.val()
-            & (((self.first_w.q.val() & self.c_ic.val()) == 0)
-                | (self.j_len.val() <= self.c_mic_len.val())
-                | (self.fin_step.fin.val() != self.c_residue.val()));
+            & (((self.first_w.q.val() & self.c_ic.val()) == 0) | (self.j_len.val() <= self.c_mic_len.val()));
         self.j_next.next = self.wa.q.val();
         if self.wf.q.val() != 0 {
             self.j_next.next = (self.wa.q.val() + 1) & self.c_pm.val();
@@ -732,7 +742,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         // The last judging clock's delivery: published, or counted as a MIC error.
         self.dl_pend.d.next = false;
         if self.dl_pend.q.val() {
-            if self.dl_bad.q.val() {
+            if self.dl_bad_now.val() {
                 self.bump.mic_errors.next = true;
             } else {
                 self.bump.messages.next = true;
@@ -824,6 +834,8 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             if self.deliver.val() {
                 self.dl_pend.d.next = true;
                 self.dl_bad.d.next = self.mic_bad.val();
+                self.dl_fin.d.next = self.fin_step.fin.val();
+                self.dl_chk.d.next = self.cfg.mic.val();
                 self.dl_slot.d.next = self.t_slot.q.val();
                 self.dl_next.d.next = self.j_next.val();
                 self.dl_desc.d.next = self.desc_l.val();
