@@ -182,6 +182,10 @@ pub struct FrameStage<const D: usize, const K: usize> {
     n_eff: Signal<Local, Bits<8>>,
     pay_mask: Signal<Local, Bits<D>>,
     pay: Signal<Local, Bits<D>>,
+    sl_run: Signal<Local, Bits<D>>,
+    sr_run: Signal<Local, Bits<D>>,
+    sl_com: Signal<Local, Bits<D>>,
+    sr_com: Signal<Local, Bits<D>>,
     lo_run: Signal<Local, Bits<D>>,
     hi_run: Signal<Local, Bits<D>>,
     total_run: Signal<Local, Bits<8>>,
@@ -228,7 +232,9 @@ pub struct FrameStage<const D: usize, const K: usize> {
     c_bit: [Constant<Bits<K>>; K],
     c_byte_mask: [Constant<Bits<D>>; K],
     c_w: Constant<Bits<8>>,
-    c_w_m1: Constant<Bits<8>>,
+    /// Bit `b` of a fill, and the shift by `2^b` octets it stands for.
+    c_fill_bit: [Constant<Bits<8>>; 3],
+    c_oct_sh: [Constant<Bits<16>>; 3],
     c_pm: Constant<Bits<14>>,
     c_ring_room: Constant<Bits<14>>,
     c_max_raw: Constant<Bits<16>>,
@@ -359,6 +365,10 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             n_eff: Default::default(),
             pay_mask: Default::default(),
             pay: Default::default(),
+            sl_run: Default::default(),
+            sr_run: Default::default(),
+            sl_com: Default::default(),
+            sr_com: Default::default(),
             lo_run: Default::default(),
             hi_run: Default::default(),
             total_run: Default::default(),
@@ -407,7 +417,8 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
                 m
             }))),
             c_w: Constant::new((K as u64).into()),
-            c_w_m1: Constant::new(((K - 1) as u64).into()),
+            c_fill_bit: std::array::from_fn(|b| Constant::new((1u64 << b).into())),
+            c_oct_sh: std::array::from_fn(|b| Constant::new((8u64 << b).into())),
             c_pm: Constant::new((2 * rw - 1).into()),
             c_ring_room: Constant::new((rw - 2).into()),
             c_max_raw: c16(HEADER_LEN + MAX_PAYLOAD),
@@ -548,14 +559,33 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             }
         }
         self.pay.next = self.s.tdata.val() & self.pay_mask.val();
-        self.lo_run.next = self.win.q.val() | (self.pay.val() << (bit_cast::<16, 8>(self.wf.q.val()) << 3));
-        self.hi_run.next =
-            (self.pay.val() >> (bit_cast::<16, 8>(self.c_w_m1.val() - self.wf.q.val()) << 3)) >> 8;
+        // The shifts by a fill (`pay << 8·fill` into the word, `pay >> 8·(W − fill)` left over)
+        // are barrels of constant shifts, one 2:1 select per bit of the fill (log2 W bits:
+        // `K / 2 − K / 8` for K in 1, 2, 4, 8), not `<<` by a variable: Yosys's `share` pass
+        // (in `synth_ecp5`) merges two variable shifts of the same `pay` into one shifter
+        // behind a select of the amounts, which would put the key match back in front of it.
+        self.sl_run.next = self.pay.val();
+        self.sr_run.next = self.pay.val() >> 8;
+        self.sl_com.next = self.pay.val();
+        self.sr_com.next = self.pay.val() >> 8;
+        for b in 0..(K / 2 - K / 8) {
+            if (self.wf.q.val() & self.c_fill_bit[b].val()) != 0 {
+                self.sl_run.next = self.sl_run.val() << self.c_oct_sh[b].val();
+            } else {
+                self.sr_run.next = self.sr_run.val() >> self.c_oct_sh[b].val();
+            }
+            if (self.c_wf.q.val() & self.c_fill_bit[b].val()) != 0 {
+                self.sl_com.next = self.sl_com.val() << self.c_oct_sh[b].val();
+            } else {
+                self.sr_com.next = self.sr_com.val() >> self.c_oct_sh[b].val();
+            }
+        }
+        self.lo_run.next = self.win.q.val() | self.sl_run.val();
+        self.hi_run.next = self.sr_run.val();
         self.total_run.next = self.wf.q.val() + self.n_eff.val();
         self.full_run.next = self.total_run.val() >= self.c_w.val();
-        self.lo_com.next = self.c_win.q.val() | (self.pay.val() << (bit_cast::<16, 8>(self.c_wf.q.val()) << 3));
-        self.hi_com.next =
-            (self.pay.val() >> (bit_cast::<16, 8>(self.c_w_m1.val() - self.c_wf.q.val()) << 3)) >> 8;
+        self.lo_com.next = self.c_win.q.val() | self.sl_com.val();
+        self.hi_com.next = self.sr_com.val();
         self.total_com.next = self.c_wf.q.val() + self.n_eff.val();
         self.full_com.next = self.total_com.val() >= self.c_w.val();
         self.lo.next = self.lo_run.val();
