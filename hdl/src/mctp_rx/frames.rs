@@ -261,6 +261,8 @@ pub struct FrameStage<const D: usize, const K: usize> {
 impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
     fn default() -> Self {
         assert!(D == 8 * K && matches!(K, 1 | 2 | 4 | 8), "FrameStage<8K, K> with K in 1, 2, 4, 8");
+        // The fill barrels in `update` take `K / 2 − K / 8` stages: log2 K for these K only.
+        assert_eq!(K / 2 - K / 8, K.trailing_zeros() as usize, "the fill barrels' stage count");
         // The flags octet is read as {SOM, EOM, seq[1:0], TO, tag[2:0]}.
         assert_eq!((SOM_BIT, EOM_BIT, SEQ_SHIFT, TO_BIT, HEADER_LEN), (7, 6, 4, 3, 4), "MCTP header layout changed");
         assert!(PREFIX_LEN + HEADER_LEN <= 8, "the SMBus prefix and MCTP header fit hdr");

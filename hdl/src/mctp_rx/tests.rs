@@ -2,7 +2,7 @@
 //! Verilator co-simulation's, `offload-sim`'s `mctp_rx_cosim`) against the software receiver
 //! (`offload_driver::mctp::receive`, one context): golden frames, directed cases, a
 //! packet-sequence table, small random corrupted cases at every width, the longest message,
-//! the input rate, and the emitted Verilog's lint and Yosys checks.
+//! an oversize frame into a nearly full ring, the input rate, and the emitted Verilog's lint and Yosys checks.
 
 use super::{RxCounters, HW_MAX_LEN};
 use crate::test_support::{random_rx_frames, run_rx_hdl, rx_directed_frames, rx_reference, RxSetup};
@@ -172,6 +172,35 @@ fn longest_message_and_ring_full() {
     let (run, c) = check(8, &setup, &frames, &Traffic::random(0.0, 0.7, 2), "longest");
     assert_eq!((c.messages, c.too_long), (3, 1));
     assert!(run.stream.input_stalls > 100, "the ring filled and the input waited: {} stalls", run.stream.input_stalls);
+}
+
+/// A raw frame longer than any binding carries, continuing the open message when the ring
+/// has less room than that frame's payload: the decoder clips each packet's payload at
+/// `MAX_PAYLOAD` octets (the `room` count), so the frame writes at most that much before the
+/// judging clock drops it as `oversize`. Without the clip it would wait for ring room that
+/// only the unfinished message could free, and the run would time out.
+#[test]
+fn oversize_frame_is_clipped_when_the_ring_is_nearly_full() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+    let setup = RxSetup { smbus: false, mic: true, strict: true, max_len: HW_MAX_LEN };
+    let mut msg: Vec<u8> = (0..HW_MAX_LEN - 4).map(|_| rng.gen()).collect();
+    msg[0] |= 0x80;
+    offload_driver::nvme_mi::append_mic(&mut msg);
+    let req = TxRequest { config: TxConfig { mtu: 251, ..TxConfig::new(8, 9, 1, true) }, append_mic: false, smbus: None };
+    let mut frames = transmit(&req, &msg).unwrap();
+    let n = frames.len();
+    // The last packet's header (the open message's key, not a start) over far more payload
+    // than the ring has left once the packets before it are committed.
+    let left = super::RING_OCTETS - (msg.len() - (frames[n - 1].len() - 4));
+    let mut oversize = frames[n - 1][..4].to_vec();
+    oversize.extend((0..left + 512).map(|_| rng.gen::<u8>()));
+    frames.insert(n - 1, oversize);
+    for w in [1, 4, 8] {
+        let t = Traffic { max_cycles: 200_000, ..Traffic::full_rate() };
+        let (run, c) = check(w, &setup, &frames, &t, "oversize into a nearly full ring");
+        assert_eq!((c.messages, c.oversize), (1, 1), "W={w}: {c:?}");
+        assert_eq!(run.messages[0].bytes, msg[..msg.len() - 4], "W={w}");
+    }
 }
 
 /// `msg` as one packet from EID 8 to EID 9 with tag `tag`, through the host library's
