@@ -7,6 +7,14 @@
 //!
 //! Its output is the payload stream of the message: full beats, the last one holding `cnt`
 //! octets in its low lanes (`tkeep` = that many low ones, the lanes above zero).
+//!
+//! Two register stages: the input stage (`a_*`) takes the beat, judges it, runs the CRC-32C
+//! step and registers the finished MIC (`fin_r`) with a message's last beat; the output stage
+//! (`o_*`) ORs that MIC into the last beat's free lanes and works out the first packet's
+//! layout from the registered `s_len` and configuration. So neither the CRC step nor the
+//! length arithmetic is in front of a byte shifter in one clock (issue 27: the CRC step of a
+//! partial beat followed by the MIC's placement shift was MCTP TX's longest path at W = 8).
+//! Latency two clocks; one beat per clock.
 
 use super::{MctpTxConfig, MessageFieldsSource};
 use crate::axis::{AxisSink, AxisSource};
@@ -50,8 +58,32 @@ pub struct MicStage<const D: usize, const K: usize> {
     phase: DFF<MicPhase>,
     mic_r: DFF<Bits<32>>,
     r_mic: DFF<Bit>,
-    hold: DFF<Bits<32>>,
+    /// The finished MIC of the last message, registered with its last beat: OR-ed into that
+    /// beat's free lanes by the output stage, and the source of the MIC beats after it.
+    fin_r: DFF<Bits<32>>,
+    /// The MIC octets already sent (`hold_off`) and still to send (`hold_cnt`) in MIC beats.
+    hold_off: DFF<Bits<8>>,
     hold_cnt: DFF<Bits<8>>,
+    // The input stage's beat: data (lanes past its octets zero), its octets `a_k`, whether the
+    // MIC follows them in this beat (`a_ml`: the message's last beat with the MIC on), and the
+    // message's configuration when it is a first beat.
+    a_data: DFF<Bits<D>>,
+    a_k: DFF<Bits<8>>,
+    a_ml: DFF<Bit>,
+    a_valid: DFF<Bit>,
+    a_last: DFF<Bit>,
+    a_first: DFF<Bit>,
+    a_src: DFF<Bits<8>>,
+    a_dst: DFF<Bits<8>>,
+    a_tag: DFF<Bits<3>>,
+    a_to: DFF<Bit>,
+    a_seq: DFF<Bits<2>>,
+    a_mtu: DFF<Bits<8>>,
+    a_smbus: DFF<Bit>,
+    a_sa_src: DFF<Bits<7>>,
+    a_sa_dst: DFF<Bits<7>>,
+    a_len: DFF<Bits<17>>,
+    a_mic: DFF<Bit>,
     o_data: DFF<Bits<D>>,
     o_keep: DFF<Bits<K>>,
     o_valid: DFF<Bit>,
@@ -70,10 +102,15 @@ pub struct MicStage<const D: usize, const K: usize> {
     f_after0: DFF<Bits<17>>,
     f_p0: DFF<Bits<8>>,
     f_pend0: DFF<Bit>,
+    f_pl0: DFF<Bits<8>>,
     f_npl0: DFF<Bits<8>>,
     f_neom0: DFF<Bit>,
     n_dropped: DFF<Bits<32>>,
+    /// The output register is free or being taken; the input stage's beat moves into it.
     adv: Signal<Local, Bit>,
+    mv: Signal<Local, Bit>,
+    /// The input stage's register is free or its beat moves on.
+    a_free: Signal<Local, Bit>,
     first: Signal<Local, Bit>,
     keep_in: Signal<Local, Bits<K>>,
     k_in: Signal<Local, Bits<8>>,
@@ -81,12 +118,13 @@ pub struct MicStage<const D: usize, const K: usize> {
     bad: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     e_mic: Signal<Local, Bit>,
+    /// The last beat's MIC does not all fit its free lanes: `k_in + 4 > W`.
+    ovf: Signal<Local, Bit>,
     data_m: Signal<Local, Bits<D>>,
-    k4: Signal<Local, Bits<8>>,
+    hold_k: Signal<Local, Bits<8>>,
     out_cnt: Signal<Local, Bits<8>>,
-    out_last: Signal<Local, Bit>,
+    out_data: Signal<Local, Bits<D>>,
     keep_out: Signal<Local, Bits<K>>,
-    hold_keep: Signal<Local, Bits<K>>,
     len_in: Signal<Local, Bits<17>>,
     mtu17: Signal<Local, Bits<17>>,
     /// The whole message fits one packet.
@@ -97,6 +135,7 @@ pub struct MicStage<const D: usize, const K: usize> {
     over_mtu: Signal<Local, Bits<17>>,
     room0: Signal<Local, Bits<8>>,
     pend0: Signal<Local, Bit>,
+    pl0: Signal<Local, Bits<8>>,
     c_room0: Constant<Bits<8>>,
     c_room0_smbus: Constant<Bits<8>>,
     c_lane1: [Constant<Bits<8>>; K],
@@ -106,9 +145,11 @@ pub struct MicStage<const D: usize, const K: usize> {
     c_byte_d: Constant<Bits<D>>,
     c_w: Constant<Bits<8>>,
     c_lane_mask: Constant<Bits<8>>,
+    /// `ovf` for every beat at W < 4; `k_in > W − 4` at W ≥ 4.
+    c_ovf_always: Constant<Bit>,
+    c_w_m4: Constant<Bits<8>>,
     c_mic_len: Constant<Bits<8>>,
     c_mic_len17: Constant<Bits<17>>,
-    c_hold_shift: Constant<Bits<8>>,
     c_init: Constant<Bits<32>>,
     c_max_len: Constant<Bits<17>>,
     c_mic_max_len: Constant<Bits<17>>,
@@ -140,8 +181,26 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             phase: Default::default(),
             mic_r: Default::default(),
             r_mic: Default::default(),
-            hold: Default::default(),
+            fin_r: Default::default(),
+            hold_off: Default::default(),
             hold_cnt: Default::default(),
+            a_data: Default::default(),
+            a_k: Default::default(),
+            a_ml: Default::default(),
+            a_valid: Default::default(),
+            a_last: Default::default(),
+            a_first: Default::default(),
+            a_src: Default::default(),
+            a_dst: Default::default(),
+            a_tag: Default::default(),
+            a_to: Default::default(),
+            a_seq: Default::default(),
+            a_mtu: Default::default(),
+            a_smbus: Default::default(),
+            a_sa_src: Default::default(),
+            a_sa_dst: Default::default(),
+            a_len: Default::default(),
+            a_mic: Default::default(),
             o_data: Default::default(),
             o_keep: Default::default(),
             o_valid: Default::default(),
@@ -160,10 +219,13 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             f_after0: Default::default(),
             f_p0: Default::default(),
             f_pend0: Default::default(),
+            f_pl0: Default::default(),
             f_npl0: Default::default(),
             f_neom0: Default::default(),
             n_dropped: Default::default(),
             adv: Default::default(),
+            mv: Default::default(),
+            a_free: Default::default(),
             first: Default::default(),
             keep_in: Default::default(),
             k_in: Default::default(),
@@ -171,12 +233,12 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             bad: Default::default(),
             take: Default::default(),
             e_mic: Default::default(),
+            ovf: Default::default(),
             data_m: Default::default(),
-            k4: Default::default(),
+            hold_k: Default::default(),
             out_cnt: Default::default(),
-            out_last: Default::default(),
+            out_data: Default::default(),
             keep_out: Default::default(),
-            hold_keep: Default::default(),
             len_in: Default::default(),
             mtu17: Default::default(),
             fits: Default::default(),
@@ -185,6 +247,7 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             over_mtu: Default::default(),
             room0: Default::default(),
             pend0: Default::default(),
+            pl0: Default::default(),
             // The first beat's room after the header: W − min(header, W).
             c_room0: super::first_beat_room(K, false),
             c_room0_smbus: super::first_beat_room(K, true),
@@ -195,10 +258,10 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             c_byte_d: Constant::new(0xFFu64.into()),
             c_w: Constant::new((K as u64).into()),
             c_lane_mask: Constant::new(((K - 1) as u64).into()),
+            c_ovf_always: Constant::new(K < MIC_LEN),
+            c_w_m4: Constant::new((K.saturating_sub(MIC_LEN) as u64).into()),
             c_mic_len: Constant::new((MIC_LEN as u64).into()),
             c_mic_len17: Constant::new((MIC_LEN as u64).into()),
-            // Only W < 4 sends more than one MIC beat: the shift to the next beat's octets.
-            c_hold_shift: Constant::new((if K < 4 { 8 * K as u64 } else { 0 }).into()),
             c_max_len: Constant::new((MAX_MESSAGE_LEN as u64).into()),
             c_mic_max_len: Constant::new(((OOB_MAX_MESSAGE_LEN - MIC_LEN) as u64).into()),
             c_min_mtu: Constant::new((MIN_MTU as u64).into()),
@@ -215,8 +278,10 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, phase, mic_r, r_mic, hold, hold_cnt, o_data, o_keep, o_valid, o_last, f_src, f_dst, f_tag,
-            f_to, f_seq, f_mtu, f_smbus, f_sa_src, f_sa_dst, f_pkt0, f_eom0, f_after0, f_p0, f_pend0, f_npl0, f_neom0, n_dropped
+            self, clock, phase, mic_r, r_mic, fin_r, hold_off, hold_cnt, a_data, a_k, a_ml, a_valid, a_last, a_first,
+            a_src, a_dst, a_tag, a_to, a_seq, a_mtu, a_smbus, a_sa_src, a_sa_dst, a_len, a_mic, o_data, o_keep, o_valid,
+            o_last, f_src, f_dst, f_tag, f_to, f_seq, f_mtu, f_smbus, f_sa_src, f_sa_dst, f_pkt0, f_eom0, f_after0, f_p0,
+            f_pend0, f_pl0, f_npl0, f_neom0, n_dropped
         );
         self.m.tdata.next = self.o_data.q.val();
         self.m.tkeep.next = self.o_keep.q.val();
@@ -236,11 +301,16 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         self.msg.after0.next = self.f_after0.q.val();
         self.msg.p0.next = self.f_p0.q.val();
         self.msg.pend0.next = self.f_pend0.q.val();
+        self.msg.pl0.next = self.f_pl0.q.val();
         self.msg.npl0.next = self.f_npl0.q.val();
         self.msg.neom0.next = self.f_neom0.q.val();
         self.dropped.next = self.n_dropped.q.val();
 
         self.adv.next = !self.o_valid.q.val() | self.m.tready.val();
+        self.mv.next = self.a_valid.q.val() & self.adv.val();
+        self.a_free.next = !self.a_valid.q.val() | self.adv.val();
+
+        // ---- The input stage.
         self.first.next = self.phase.q.val() == MicPhase::Idle;
         self.keep_in.next = self.c_ones_k.val();
         if self.s.tlast.val() {
@@ -266,7 +336,7 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
             | ((self.cfg.dst_eid.val() >= self.c_eid_lo.val()) & (self.cfg.dst_eid.val() <= self.c_eid_hi.val()))
             | (self.cfg.mic.val() & (!self.s.tdata.val().get_bit(7) | (self.s_len.val() > self.c_mic_max_len.val())));
         self.bad.next = self.first.val() & self.s.tvalid.val() & self.refused.val();
-        self.take.next = self.adv.val()
+        self.take.next = self.a_free.val()
             & self.s.tvalid.val()
             & !self.bad.val()
             & (self.first.val() | (self.phase.q.val() == MicPhase::Body));
@@ -276,6 +346,7 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         if self.first.val() {
             self.e_mic.next = self.cfg.mic.val();
         }
+        self.ovf.next = self.c_ovf_always.val() | (self.k_in.val() > self.c_w_m4.val());
 
         // The MIC runs over the message's octets (mic_r is the initial value between messages:
         // the step's state comes straight from the register, no loop through this block).
@@ -287,64 +358,116 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
             self.step.keep.next = self.s.tkeep.val();
         }
 
-        // The beat's octets, the lanes past its end zero; on the last beat the MIC after them.
+        // The beat's octets, the lanes past its end zero.
         self.data_m.next = self.s.tdata.val();
         for i in 0..K {
             if (self.keep_in.val() & self.c_bit[i].val()) == 0 {
                 self.data_m.next = self.data_m.val() & !(self.c_byte_d.val() << (i * 8).to_bits::<16>());
             }
         }
-        self.k4.next = self.k_in.val() + self.c_mic_len.val();
-        self.out_cnt.next = self.k_in.val();
-        self.out_last.next = self.s.tlast.val();
-        if self.s.tlast.val() & self.e_mic.val() {
-            if self.k_in.val() < self.c_w.val() {
-                self.data_m.next = self.data_m.val()
-                    | (bit_cast::<D, 32>(self.step.fin.val())
-                        << (bit_cast::<16, 8>(self.k_in.val() & self.c_lane_mask.val()) << 3));
+        // A MIC beat's octets: min(hold_cnt, W).
+        self.hold_k.next = self.hold_cnt.q.val();
+        if self.hold_cnt.q.val() > self.c_w.val() {
+            self.hold_k.next = self.c_w.val();
+        }
+
+        // ---- The output stage: the MIC into the last beat's free lanes (the octets past
+        // `a_k + 4` are zero: the MIC is 32 bits), the first packet's layout.
+        self.out_data.next = self.a_data.q.val();
+        self.out_cnt.next = self.a_k.q.val();
+        if self.a_ml.q.val() {
+            if self.a_k.q.val() < self.c_w.val() {
+                self.out_data.next = self.a_data.q.val()
+                    | (bit_cast::<D, 32>(self.fin_r.q.val())
+                        << (bit_cast::<16, 8>(self.a_k.q.val() & self.c_lane_mask.val()) << 3));
             }
-            if self.k4.val() <= self.c_w.val() {
-                self.out_cnt.next = self.k4.val();
-            } else {
-                self.out_cnt.next = self.c_w.val();
-                self.out_last.next = false;
+            self.out_cnt.next = self.c_w.val();
+            if !self.c_ovf_always.val() & (self.a_k.q.val() <= self.c_w_m4.val()) {
+                self.out_cnt.next = self.a_k.q.val() + self.c_mic_len.val();
             }
         }
         self.keep_out.next = 0.into();
-        self.hold_keep.next = 0.into();
         for i in 0..K {
             if self.c_lane[i].val() < self.out_cnt.val() {
                 self.keep_out.next = self.keep_out.val() | self.c_bit[i].val();
             }
-            if self.c_lane[i].val() < self.hold_cnt.q.val() {
-                self.hold_keep.next = self.hold_keep.val() | self.c_bit[i].val();
-            }
         }
-        self.len_in.next = self.s_len.val();
-        if self.cfg.mic.val() {
-            self.len_in.next = self.s_len.val() + self.c_mic_len17.val();
+        self.len_in.next = self.a_len.q.val();
+        if self.a_mic.q.val() {
+            self.len_in.next = self.a_len.q.val() + self.c_mic_len17.val();
         }
-        self.mtu17.next = bit_cast::<17, 8>(self.cfg.mtu.val());
+        self.mtu17.next = bit_cast::<17, 8>(self.a_mtu.q.val());
         self.fits.next = self.len_in.val() <= self.mtu17.val();
         self.fits2.next = self.len_in.val() <= (self.mtu17.val() << 1);
         self.over_mtu.next = self.len_in.val() - self.mtu17.val();
-        self.pkt0.next = self.cfg.mtu.val();
+        self.pkt0.next = self.a_mtu.q.val();
         if self.fits.val() {
             self.pkt0.next = self.len_in.val().get_bits::<8>(0);
         }
         self.room0.next = self.c_room0.val();
-        if self.cfg.smbus.val() {
+        if self.a_smbus.q.val() {
             self.room0.next = self.c_room0_smbus.val();
         }
         // pkt0 ≤ room0, from both compares side by side rather than after the pkt0 select.
-        self.pend0.next = self.cfg.mtu.val() <= self.room0.val();
+        self.pend0.next = self.a_mtu.q.val() <= self.room0.val();
         if self.fits.val() {
             self.pend0.next = self.len_in.val() <= bit_cast::<17, 8>(self.room0.val());
         }
+        // The first packet's octets after its first beat, `pkt0 − p0` (0 when it ends there):
+        // both subtracts side by side, the selects last.
+        self.pl0.next = self.a_mtu.q.val() - self.room0.val();
+        if self.fits.val() {
+            self.pl0.next = self.len_in.val().get_bits::<8>(0) - self.room0.val();
+        }
+        if self.pend0.val() {
+            self.pl0.next = 0.into();
+        }
 
-        // Registers.
+        // Registers: the output stage.
         if self.adv.val() {
             self.o_valid.d.next = false;
+        }
+        if self.mv.val() {
+            self.o_data.d.next = self.out_data.val();
+            self.o_keep.d.next = self.keep_out.val();
+            self.o_valid.d.next = true;
+            self.o_last.d.next = self.a_last.q.val();
+            if self.a_first.q.val() {
+                self.f_src.d.next = self.a_src.q.val();
+                self.f_dst.d.next = self.a_dst.q.val();
+                self.f_tag.d.next = self.a_tag.q.val();
+                self.f_to.d.next = self.a_to.q.val();
+                self.f_seq.d.next = self.a_seq.q.val();
+                self.f_mtu.d.next = self.a_mtu.q.val();
+                self.f_smbus.d.next = self.a_smbus.q.val();
+                self.f_sa_src.d.next = self.a_sa_src.q.val();
+                self.f_sa_dst.d.next = self.a_sa_dst.q.val();
+                // The first packet's layout (`transmit`'s split: MTU-sized packets).
+                self.f_eom0.d.next = self.fits.val();
+                self.f_pkt0.d.next = self.a_mtu.q.val();
+                self.f_after0.d.next = self.over_mtu.val();
+                self.f_neom0.d.next = self.fits2.val();
+                self.f_npl0.d.next = self.a_mtu.q.val();
+                if self.fits2.val() {
+                    self.f_npl0.d.next = self.over_mtu.val().get_bits::<8>(0);
+                }
+                if self.fits.val() {
+                    self.f_pkt0.d.next = self.len_in.val().get_bits::<8>(0);
+                    self.f_after0.d.next = 0.into();
+                    self.f_npl0.d.next = 0.into();
+                }
+                self.f_pend0.d.next = self.pend0.val();
+                self.f_pl0.d.next = self.pl0.val();
+                self.f_p0.d.next = self.room0.val();
+                if self.pend0.val() {
+                    self.f_p0.d.next = self.pkt0.val();
+                }
+            }
+        }
+
+        // Registers: the input stage.
+        if self.mv.val() {
+            self.a_valid.d.next = false;
         }
         match self.phase.q.val() {
             MicPhase::Drop => {
@@ -353,12 +476,17 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                 }
             }
             MicPhase::Mic => {
-                if self.adv.val() {
-                    self.o_data.d.next = bit_cast::<D, 32>(self.hold.q.val());
-                    self.o_keep.d.next = self.hold_keep.val();
-                    self.o_valid.d.next = true;
-                    self.o_last.d.next = self.hold_cnt.q.val() <= self.c_w.val();
-                    self.hold.d.next = self.hold.q.val() >> self.c_hold_shift.val();
+                if self.a_free.val() {
+                    // The MIC octets from hold_off on (hold_off ≤ 3: W − k of the last beat,
+                    // then W more per beat at W < 4).
+                    self.a_data.d.next =
+                        bit_cast::<D, 32>(self.fin_r.q.val() >> (bit_cast::<16, 8>(self.hold_off.q.val()) << 3));
+                    self.a_k.d.next = self.hold_k.val();
+                    self.a_ml.d.next = false;
+                    self.a_valid.d.next = true;
+                    self.a_last.d.next = self.hold_cnt.q.val() <= self.c_w.val();
+                    self.a_first.d.next = false;
+                    self.hold_off.d.next = self.hold_off.q.val() + self.c_w.val();
                     self.hold_cnt.d.next = self.hold_cnt.q.val() - self.c_w.val();
                     if self.hold_cnt.q.val() <= self.c_w.val() {
                         self.phase.d.next = MicPhase::Idle;
@@ -372,52 +500,37 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                         self.phase.d.next = MicPhase::Drop;
                     }
                 } else if self.take.val() {
-                    self.o_data.d.next = self.data_m.val();
-                    self.o_keep.d.next = self.keep_out.val();
-                    self.o_valid.d.next = true;
-                    self.o_last.d.next = self.out_last.val();
+                    self.a_data.d.next = self.data_m.val();
+                    self.a_k.d.next = self.k_in.val();
+                    self.a_ml.d.next = self.s.tlast.val() & self.e_mic.val();
+                    self.a_valid.d.next = true;
+                    self.a_last.d.next = self.s.tlast.val() & !(self.e_mic.val() & self.ovf.val());
+                    self.a_first.d.next = self.first.val();
                     self.mic_r.d.next = self.step.nxt.val();
                     self.phase.d.next = MicPhase::Body;
                     if self.first.val() {
                         self.r_mic.d.next = self.cfg.mic.val();
-                        self.f_src.d.next = self.cfg.src_eid.val();
-                        self.f_dst.d.next = self.cfg.dst_eid.val();
-                        self.f_tag.d.next = self.cfg.tag.val();
-                        self.f_to.d.next = self.cfg.to.val();
-                        self.f_seq.d.next = self.cfg.seq.val();
-                        self.f_mtu.d.next = self.cfg.mtu.val();
-                        self.f_smbus.d.next = self.cfg.smbus.val();
-                        self.f_sa_src.d.next = self.cfg.smbus_src.val();
-                        self.f_sa_dst.d.next = self.cfg.smbus_dst.val();
-                        // The first packet's layout (`transmit`'s split: MTU-sized packets).
-                        self.f_eom0.d.next = self.fits.val();
-                        self.f_pkt0.d.next = self.cfg.mtu.val();
-                        self.f_after0.d.next = self.over_mtu.val();
-                        self.f_neom0.d.next = self.fits2.val();
-                        self.f_npl0.d.next = self.cfg.mtu.val();
-                        if self.fits2.val() {
-                            self.f_npl0.d.next = self.over_mtu.val().get_bits::<8>(0);
-                        }
-                        if self.fits.val() {
-                            self.f_pkt0.d.next = self.len_in.val().get_bits::<8>(0);
-                            self.f_after0.d.next = 0.into();
-                            self.f_npl0.d.next = 0.into();
-                        }
-                        self.f_pend0.d.next = self.pend0.val();
-                        self.f_p0.d.next = self.room0.val();
-                        if self.pend0.val() {
-                            self.f_p0.d.next = self.pkt0.val();
-                        }
+                        self.a_src.d.next = self.cfg.src_eid.val();
+                        self.a_dst.d.next = self.cfg.dst_eid.val();
+                        self.a_tag.d.next = self.cfg.tag.val();
+                        self.a_to.d.next = self.cfg.to.val();
+                        self.a_seq.d.next = self.cfg.seq.val();
+                        self.a_mtu.d.next = self.cfg.mtu.val();
+                        self.a_smbus.d.next = self.cfg.smbus.val();
+                        self.a_sa_src.d.next = self.cfg.smbus_src.val();
+                        self.a_sa_dst.d.next = self.cfg.smbus_dst.val();
+                        self.a_len.d.next = self.s_len.val();
+                        self.a_mic.d.next = self.cfg.mic.val();
                     }
                     if self.s.tlast.val() {
                         self.mic_r.d.next = self.c_init.val();
+                        self.fin_r.d.next = self.step.fin.val();
                         self.phase.d.next = MicPhase::Idle;
-                        if self.e_mic.val() & (self.k4.val() > self.c_w.val()) {
-                            // The MIC octets past the beat: from octet W - k of the MIC on.
+                        if self.e_mic.val() & self.ovf.val() {
+                            // The MIC octets past the beat: W − k of them went into it.
                             self.phase.d.next = MicPhase::Mic;
-                            self.hold.d.next = self.step.fin.val()
-                                >> (bit_cast::<16, 8>(self.c_w.val() - self.k_in.val()) << 3);
-                            self.hold_cnt.d.next = self.k4.val() - self.c_w.val();
+                            self.hold_off.d.next = self.c_w.val() - self.k_in.val();
+                            self.hold_cnt.d.next = self.k_in.val() + self.c_mic_len.val() - self.c_w.val();
                         }
                     }
                 }
@@ -427,8 +540,10 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
             self.phase.d.next = MicPhase::Idle;
             self.mic_r.d.next = self.c_init.val();
             self.r_mic.d.next = false;
-            self.hold.d.next = 0.into();
+            self.fin_r.d.next = 0.into();
+            self.hold_off.d.next = 0.into();
             self.hold_cnt.d.next = 0.into();
+            self.a_valid.d.next = false;
             self.o_data.d.next = 0.into();
             self.o_keep.d.next = 0.into();
             self.o_valid.d.next = false;

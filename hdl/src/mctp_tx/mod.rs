@@ -120,6 +120,9 @@ pub struct MessageFieldsSource {
     /// header leaves of the first beat), and whether the packet's payload ends in it.
     pub p0: Signal<Out, Bits<8>>,
     pub pend0: Signal<Out, Bit>,
+    /// The first packet's octets after its first beat, `pkt0 − p0`: the second beat's layout
+    /// then starts from a register too.
+    pub pl0: Signal<Out, Bits<8>>,
     /// The second packet's payload octets, `min(after0, mtu)`, and whether it is the last.
     pub npl0: Signal<Out, Bits<8>>,
     pub neom0: Signal<Out, Bit>,
@@ -143,6 +146,7 @@ pub struct MessageFields {
     pub after0: Signal<In, Bits<17>>,
     pub p0: Signal<In, Bits<8>>,
     pub pend0: Signal<In, Bit>,
+    pub pl0: Signal<In, Bits<8>>,
     pub npl0: Signal<In, Bits<8>>,
     pub neom0: Signal<In, Bit>,
 }
@@ -157,7 +161,7 @@ fn first_beat_room(k: usize, smbus: bool) -> Constant<Bits<8>> {
 }
 
 /// The bits of [`MessageFields`], packed on the side channel between stage A and stage B.
-const MSG_BITS: usize = 89;
+const MSG_BITS: usize = 97;
 
 /// The packetizer for `K` octets per beat (`D = 8K` data bits; `K` ∈ {1, 2, 4, 8}).
 #[derive(LogicBlock)]
@@ -227,7 +231,8 @@ impl<const D: usize, const K: usize> Logic for MctpTx<D, K> {
             | (bit_cast::<MSG_BITS, 8>(self.mic.msg.pkt0.val()) << 45)
             | (bit_cast::<MSG_BITS, 17>(self.mic.msg.after0.val()) << 54)
             | (bit_cast::<MSG_BITS, 8>(self.mic.msg.p0.val()) << 71)
-            | (bit_cast::<MSG_BITS, 8>(self.mic.msg.npl0.val()) << 80);
+            | (bit_cast::<MSG_BITS, 8>(self.mic.msg.npl0.val()) << 80)
+            | (bit_cast::<MSG_BITS, 8>(self.mic.msg.pl0.val()) << 89);
         if self.mic.msg.to.val() {
             self.msg_user.next = self.msg_user.val() | (self.c_one_u.val() << 19);
         }
@@ -261,6 +266,7 @@ impl<const D: usize, const K: usize> Logic for MctpTx<D, K> {
         self.pkt.msg.pend0.next = self.skid.m_user.val().get_bit(79);
         self.pkt.msg.npl0.next = self.skid.m_user.val().get_bits::<8>(80);
         self.pkt.msg.neom0.next = self.skid.m_user.val().get_bit(88);
+        self.pkt.msg.pl0.next = self.skid.m_user.val().get_bits::<8>(89);
         AxisSource::<D, K>::join(&mut self.pkt.m, &mut self.pec.s);
         self.pec.s_pec.next = self.pkt.m_pec.val();
         self.pec.s_pec_lane.next = self.pkt.m_pec_lane.val();

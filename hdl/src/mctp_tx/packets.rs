@@ -92,6 +92,13 @@ pub struct PacketStage<const D: usize, const K: usize> {
     /// `p0`/`pend0` for a message's first beat): the beat's layout then starts from registers.
     p_r: DFF<Bits<8>>,
     pend_r: DFF<Bit>,
+    /// The rest of the next beat's layout, set with the beat before like `p_r`: whether its
+    /// PEC lane follows its payload (`pec_r`), the header octets after it (`rest_r`) and the
+    /// packet's octets after it (`pl_r`). The beat after it is then worked out from these
+    /// registers (a compare and a select), not from `hl − hpos − nh` and `pkt_left − p`.
+    pec_r: DFF<Bit>,
+    rest_r: DFF<Bits<8>>,
+    pl_r: DFF<Bits<8>>,
     // The gearbox.
     held: DFF<Bits<D>>,
     rd: DFF<Bits<8>>,
@@ -137,7 +144,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     e_short: Signal<Local, Bit>,
     mtu17: Signal<Local, Bits<17>>,
     avail: Signal<Local, Bits<8>>,
-    hl: Signal<Local, Bits<8>>,
     nh: Signal<Local, Bits<8>>,
     p: Signal<Local, Bits<8>>,
     pkt_end: Signal<Local, Bit>,
@@ -172,6 +178,8 @@ pub struct PacketStage<const D: usize, const K: usize> {
     in_done_n: Signal<Local, Bit>,
     short_n: Signal<Local, Bit>,
     rest: Signal<Local, Bits<8>>,
+    /// This beat's packet octets after it.
+    pl: Signal<Local, Bits<8>>,
     /// The next beat's layout: packet octets left, header octets, room, payload octets and
     /// packet end; and whether the next beat starts a packet of this message.
     pl_n: Signal<Local, Bits<8>>,
@@ -180,6 +188,13 @@ pub struct PacketStage<const D: usize, const K: usize> {
     p_n: Signal<Local, Bits<8>>,
     pend_n: Signal<Local, Bit>,
     new_pkt: Signal<Local, Bit>,
+    /// The next beat's PEC lane, header octets after it and packet octets after it, for the
+    /// rest of this packet (`_n`) and for a new packet (`_b`).
+    pec_n: Signal<Local, Bit>,
+    rest_n: Signal<Local, Bits<8>>,
+    pl_nn: Signal<Local, Bits<8>>,
+    pec_b: Signal<Local, Bit>,
+    pl_b: Signal<Local, Bits<8>>,
     // Constants.
     c_lane: [Constant<Bits<8>>; K],
     c_lane1: [Constant<Bits<8>>; K],
@@ -189,12 +204,13 @@ pub struct PacketStage<const D: usize, const K: usize> {
     c_lane_mask: Constant<Bits<8>>,
     c_nh_mask: Constant<Bits<8>>,
     c_hpos_mask: Constant<Bits<8>>,
-    c_hl: Constant<Bits<8>>,
-    c_hl_smbus: Constant<Bits<8>>,
     c_nh0: Constant<Bits<8>>,
     c_nh0_smbus: Constant<Bits<8>>,
     c_room0: Constant<Bits<8>>,
     c_room0_smbus: Constant<Bits<8>>,
+    /// Header octets after a packet's first beat, `hl − min(hl, W)`.
+    c_rest0: Constant<Bits<8>>,
+    c_rest0_smbus: Constant<Bits<8>>,
     c_count_add: Constant<Bits<8>>,
     c_mctp_fixed: Constant<Bits<64>>,
     c_smbus_fixed: Constant<Bits<64>>,
@@ -207,6 +223,7 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
     fn default() -> Self {
         assert!(D == 8 * K && matches!(K, 1 | 2 | 4 | 8), "PacketStage<8K, K> with K in 1, 2, 4, 8");
         assert_eq!((HEADER_LEN, PREFIX_LEN, SEQ_SHIFT), (4, 4, 4), "MCTP header layout changed");
+        assert!(PREFIX_LEN + HEADER_LEN >= K, "an SMBus packet's first beat holds no payload");
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -238,6 +255,9 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             nh_r: Default::default(),
             p_r: Default::default(),
             pend_r: Default::default(),
+            pec_r: Default::default(),
+            rest_r: Default::default(),
+            pl_r: Default::default(),
             held: Default::default(),
             rd: Default::default(),
             bend: Default::default(),
@@ -279,7 +299,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             e_short: Default::default(),
             mtu17: Default::default(),
             avail: Default::default(),
-            hl: Default::default(),
             nh: Default::default(),
             p: Default::default(),
             pkt_end: Default::default(),
@@ -314,6 +333,14 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             in_done_n: Default::default(),
             short_n: Default::default(),
             rest: Default::default(),
+            pl: Default::default(),
+            pec_n: Default::default(),
+            rest_n: Default::default(),
+            pl_nn: Default::default(),
+            pec_b: Default::default(),
+            pl_b: Default::default(),
+            c_rest0: Constant::new(((HEADER_LEN - HEADER_LEN.min(K)) as u64).into()),
+            c_rest0_smbus: Constant::new(((PREFIX_LEN + HEADER_LEN - (PREFIX_LEN + HEADER_LEN).min(K)) as u64).into()),
             pl_n: Default::default(),
             nh_n: Default::default(),
             rm_n: Default::default(),
@@ -328,8 +355,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             c_lane_mask: Constant::new(((K - 1) as u64).into()),
             c_nh_mask: Constant::new((((PREFIX_LEN + HEADER_LEN) % K | HEADER_LEN % K) as u64).into()),
             c_hpos_mask: Constant::new((0x0F & !(K as u64 - 1)).into()),
-            c_hl: Constant::new((HEADER_LEN as u64).into()),
-            c_hl_smbus: Constant::new(((PREFIX_LEN + HEADER_LEN) as u64).into()),
             c_nh0: Constant::new((HEADER_LEN.min(K) as u64).into()),
             c_nh0_smbus: Constant::new(((PREFIX_LEN + HEADER_LEN).min(K) as u64).into()),
             c_room0: super::first_beat_room(K, false),
@@ -351,7 +376,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
-            after, npl, neom, pkt_left, hpos, nh_r, p_r, pend_r, held, rd, bend, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
+            after, npl, neom, pkt_left, hpos, nh_r, p_r, pend_r, pec_r, rest_r, pl_r, held, rd, bend, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
             o_pec_lane, n_packets, n_messages, n_len_errors, len_err_p
         );
         self.m.tdata.next = self.o_data.q.val();
@@ -410,28 +435,32 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         self.avail.next = self.bend.q.val() - self.rd.q.val();
 
         // The beat's layout: header octets, payload octets, the PEC lane.
-        self.hl.next = self.c_hl.val();
-        if self.e_smbus.val() {
-            self.hl.next = self.c_hl_smbus.val();
-        }
         // nh = min(hl − hpos, W), p = min(pkt_left, W − nh) and pkt_end = pkt_left ≤ W − nh:
         // from registers set with the beat before, or at a message's first beat from the
         // binding and stage A's registers.
         self.nh.next = self.nh_r.q.val();
         self.p.next = self.p_r.q.val();
         self.pkt_end.next = self.pend_r.q.val();
+        self.pec_here.next = self.pec_r.q.val();
+        // Header octets after this beat's (the next beat's nh, capped at W), and the packet's
+        // payload octets after this beat's.
+        self.rest.next = self.rest_r.q.val();
+        self.pl.next = self.pl_r.q.val();
         if self.idle.val() {
             self.nh.next = self.c_nh0.val();
+            self.rest.next = self.c_rest0.val();
             if self.msg.smbus.val() {
                 self.nh.next = self.c_nh0_smbus.val();
+                self.rest.next = self.c_rest0_smbus.val();
             }
             self.p.next = self.msg.p0.val();
             self.pkt_end.next = self.msg.pend0.val();
+            self.pl.next = self.msg.pl0.val();
+            // With SMBus a message's first beat is all prefix and header (8 octets ≥ W), so its
+            // packet does not end there and the PEC lane is not in it.
+            self.pec_here.next = false;
         }
-        // Header octets after this beat's (the next beat's nh, capped at W).
-        self.rest.next = self.hl.val() - self.e_hpos.val() - self.nh.val();
         self.np.next = self.nh.val() + self.p.val();
-        self.pec_here.next = self.e_smbus.val() & self.pkt_end.val() & (self.np.val() < self.c_w.val());
         self.frame_end.next = self.pkt_end.val();
         if self.e_smbus.val() {
             self.frame_end.next = self.pec_here.val();
@@ -546,36 +575,50 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // The next beat's layout (used when this beat goes out), both candidates side by side:
         // the rest of this packet, or the message's next packet (`npl` octets behind its
         // header); which one is the last select.
-        self.pl_n.next = self.e_pkt_left.val() - self.p.val();
+        // (The PEC lane follows the payload when nh + p < W, which for the last payload beat
+        // is pl < W − nh, the room.)
+        self.pl_n.next = self.pl.val();
         self.nh_n.next = self.rest.val();
         self.rm_n.next = self.c_w.val() - self.rest.val();
+        self.rest_n.next = 0.into();
         if self.rest.val() > self.c_w.val() {
             self.nh_n.next = self.c_w.val();
             self.rm_n.next = 0.into();
+            self.rest_n.next = self.rest.val() - self.c_w.val();
         }
-        self.pend_n.next = self.pl_n.val() <= self.rm_n.val();
+        self.pend_n.next = self.pl.val() <= self.rm_n.val();
+        self.pec_n.next = self.e_smbus.val() & (self.pl.val() < self.rm_n.val());
         self.p_n.next = self.rm_n.val();
+        self.pl_nn.next = self.pl.val() - self.rm_n.val();
         if self.pend_n.val() {
-            self.p_n.next = self.pl_n.val();
+            self.p_n.next = self.pl.val();
+            self.pl_nn.next = 0.into();
         }
         self.rm_b.next = self.c_room0.val();
         if self.e_smbus.val() {
             self.rm_b.next = self.c_room0_smbus.val();
         }
         self.pend_b.next = self.e_npl.val() <= self.rm_b.val();
+        self.pec_b.next = self.e_smbus.val() & (self.e_npl.val() < self.rm_b.val());
         self.p_b.next = self.rm_b.val();
+        self.pl_b.next = self.e_npl.val() - self.rm_b.val();
         if self.pend_b.val() {
             self.p_b.next = self.e_npl.val();
+            self.pl_b.next = 0.into();
         }
         self.new_pkt.next = self.frame_end.val() & !self.e_eom.val();
         if self.new_pkt.val() {
             self.pl_n.next = self.e_npl.val();
             self.nh_n.next = self.c_nh0.val();
+            self.rest_n.next = self.c_rest0.val();
             if self.e_smbus.val() {
                 self.nh_n.next = self.c_nh0_smbus.val();
+                self.rest_n.next = self.c_rest0_smbus.val();
             }
             self.pend_n.next = self.pend_b.val();
+            self.pec_n.next = self.pec_b.val();
             self.p_n.next = self.p_b.val();
+            self.pl_nn.next = self.pl_b.val();
         }
         // The message's octets after the next packet.
         self.after_n.next = self.e_after.val() - bit_cast::<17, 8>(self.e_npl.val());
@@ -618,6 +661,9 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.nh_r.d.next = self.nh_n.val();
             self.p_r.d.next = self.p_n.val();
             self.pend_r.d.next = self.pend_n.val();
+            self.pec_r.d.next = self.pec_n.val();
+            self.rest_r.d.next = self.rest_n.val();
+            self.pl_r.d.next = self.pl_nn.val();
             if self.take.val() {
                 self.held.d.next = self.s.tdata.val();
             }
@@ -668,6 +714,9 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.nh_r.d.next = 0.into();
             self.p_r.d.next = 0.into();
             self.pend_r.d.next = false;
+            self.pec_r.d.next = false;
+            self.rest_r.d.next = 0.into();
+            self.pl_r.d.next = 0.into();
             self.held.d.next = 0.into();
             self.rd.d.next = 0.into();
             self.bend.d.next = 0.into();
