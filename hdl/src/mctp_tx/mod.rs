@@ -22,8 +22,8 @@
 //! payload split by the MTU; the datapath is described there) and [`pec::PecStage`] (the SMBus
 //! PEC), with a skid buffer between the first two (the message fields on its side channel), so
 //! that the packet stage's input handshake ends at registers. The CRC-32C and CRC-8 networks
-//! are [`crate::crc::CrcStep`] leaves. Latency four clocks (three before issue 27's skid
-//! buffer); back-to-back messages run at one output beat per clock.
+//! are [`crate::crc::CrcStep`] leaves. Latency [`LATENCY`] clocks; back-to-back messages run at
+//! one output beat per clock.
 //!
 //! `s_len` must equal the octets the frame carries; if it does not, the block does not hang: a
 //! short message is padded with zero octets (after its MIC), the excess of a long one is
@@ -159,6 +159,12 @@ fn first_beat_room(k: usize, smbus: bool) -> Constant<Bits<8>> {
     let header = HEADER_LEN + if smbus { PREFIX_LEN } else { 0 };
     Constant::new(((k - header.min(k)) as u64).into())
 }
+
+/// Clocks from a message's first beat accepted to its first packet's first beat on `m`: stage
+/// A's input and output registers, the skid buffer, the packet stage's output register and the
+/// PEC stage's (three before issue 27, four with its skid buffer, five since stage A's MIC
+/// placement has a clock of its own).
+pub const LATENCY: u64 = 5;
 
 /// The bits of [`MessageFields`], packed on the side channel between stage A and stage B.
 const MSG_BITS: usize = 97;

@@ -131,6 +131,25 @@ fn throughput_one_beat_per_clock() {
     run::<64, 8>();
 }
 
+/// The latency the docs state (`LATENCY`): a one-octet message's first output beat leaves
+/// exactly that many clocks after its beat is accepted, at every width, and its last beat as
+/// many clocks later as the frame has beats after the first.
+#[test]
+fn latency_is_the_documented_one_at_every_width() {
+    fn run<const D: usize, const K: usize>() {
+        let req = TxRequest { config: TxConfig::new(0x20, 0x30, 1, true), append_mic: false, smbus: None };
+        let jobs = [MctpTxJob { req, message: vec![0x04] }];
+        let r = check::<D, K>(&jobs, &Traffic::full_rate(), &format!("W={K} latency"));
+        let (accepted, _) = r.stream.accept_span[0].unwrap();
+        let beats = (offload_driver::mctp::HEADER_LEN as u64 + 1).div_ceil(K as u64);
+        let out = r.stream.output_last_cycles[0][0];
+        assert_eq!(out - accepted, super::LATENCY + beats - 1, "W={K}: beat accepted at {accepted}, last output beat at {out}");
+    }
+    run::<8, 1>();
+    run::<32, 4>();
+    run::<64, 8>();
+}
+
 fn verilog_of<const D: usize, const K: usize>() -> String {
     let mut uut = MctpTx::<D, K>::default();
     uut.connect_all();
