@@ -25,8 +25,8 @@
 //! packet's are worked out from `after` alone, never from this beat's payload count `p`, so
 //! no length arithmetic follows the beat's layout in one clock. A payload stream that ends early is
 //! padded with zero octets; one that goes on past the last packet is discarded up to its
-//! `tlast` (`Drain`); either way `len_errors` counts the message once, the clock after its last
-//! packet is formed.
+//! `tlast` (`Drain`); either way `len_errors` counts the message once, two clocks after its
+//! last packet is formed.
 
 use super::MessageFields;
 use crate::axis::{AxisSink, AxisSource};
@@ -93,12 +93,22 @@ pub struct PacketStage<const D: usize, const K: usize> {
     p_r: DFF<Bits<8>>,
     pend_r: DFF<Bit>,
     /// The rest of the next beat's layout, set with the beat before like `p_r`: whether its
-    /// PEC lane follows its payload (`pec_r`), the header octets after it (`rest_r`) and the
-    /// packet's octets after it (`pl_r`). The beat after it is then worked out from these
-    /// registers (a compare and a select), not from `hl − hpos − nh` and `pkt_left − p`.
+    /// PEC lane follows its payload (`pec_r`) and the packet's octets after it (`pl_r`); and,
+    /// for the beat after it if the packet goes on, its header octets (`nhn_r`), its payload
+    /// room (`rmn_r`) and the header octets after it (`restn_r`). The beat after is then a
+    /// [`BeatSplit`] of two registers, not `hl − hpos − nh` and `pkt_left − p` worked out first.
     pec_r: DFF<Bit>,
-    rest_r: DFF<Bits<8>>,
     pl_r: DFF<Bits<8>>,
+    nhn_r: DFF<Bits<8>>,
+    rmn_r: DFF<Bits<8>>,
+    restn_r: DFF<Bits<8>>,
+    /// The next beat's payload split, four ways side by side: the packet going on or a new
+    /// one, after a beat of the message (`_b`) or after its first beat (`_i`, from stage A's
+    /// fields); which applies is selected last.
+    sp_cb: BeatSplit,
+    sp_nb: BeatSplit,
+    sp_ci: BeatSplit,
+    sp_ni: BeatSplit,
     // The gearbox.
     held: DFF<Bits<D>>,
     rd: DFF<Bits<8>>,
@@ -115,8 +125,13 @@ pub struct PacketStage<const D: usize, const K: usize> {
     n_packets: DFF<Bits<32>>,
     n_messages: DFF<Bits<32>>,
     n_len_errors: DFF<Bits<32>>,
-    /// A length error found this clock, counted in the next (off the beat decision's path).
+    /// A message ended last clock (`len_err_p`): whether it ran short or was not ended by its
+    /// last beat (`len_flag`), and where its octets ended in held (`len_rd`, `len_bend`), so
+    /// that the length error is judged and counted off the beat decision's path.
     len_err_p: DFF<Bit>,
+    len_flag: DFF<Bit>,
+    len_rd: DFF<Bits<8>>,
+    len_bend: DFF<Bits<8>>,
     // Combinational temporaries.
     adv: Signal<Local, Bit>,
     idle: Signal<Local, Bit>,
@@ -136,8 +151,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     e_neom: Signal<Local, Bit>,
     after_n: Signal<Local, Bits<17>>,
     rm_b: Signal<Local, Bits<8>>,
-    p_b: Signal<Local, Bits<8>>,
-    pend_b: Signal<Local, Bit>,
     e_pkt_left: Signal<Local, Bits<8>>,
     e_hpos: Signal<Local, Bits<8>>,
     e_in_done: Signal<Local, Bit>,
@@ -161,8 +174,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     pad_nt: Signal<Local, Bit>,
     rd_t: Signal<Local, Bits<8>>,
     rd_nt: Signal<Local, Bits<8>>,
-    le_t: Signal<Local, Bit>,
-    le_nt: Signal<Local, Bit>,
     len_err: Signal<Local, Bit>,
     buf_part: Signal<Local, Bits<D>>,
     in_part: Signal<Local, Bits<D>>,
@@ -177,24 +188,24 @@ pub struct PacketStage<const D: usize, const K: usize> {
     bend_n: Signal<Local, Bits<8>>,
     in_done_n: Signal<Local, Bit>,
     short_n: Signal<Local, Bit>,
-    rest: Signal<Local, Bits<8>>,
-    /// This beat's packet octets after it.
-    pl: Signal<Local, Bits<8>>,
+    /// The header octets of the beat after the next, if the packet goes on.
+    nh_c: Signal<Local, Bits<8>>,
     /// The next beat's layout: packet octets left, header octets, room, payload octets and
     /// packet end; and whether the next beat starts a packet of this message.
     pl_n: Signal<Local, Bits<8>>,
     nh_n: Signal<Local, Bits<8>>,
-    rm_n: Signal<Local, Bits<8>>,
     p_n: Signal<Local, Bits<8>>,
     pend_n: Signal<Local, Bit>,
     new_pkt: Signal<Local, Bit>,
-    /// The next beat's PEC lane, header octets after it and packet octets after it, for the
-    /// rest of this packet (`_n`) and for a new packet (`_b`).
+    /// The next beat's PEC lane and packet octets after it, and the beat after it's header
+    /// octets, room and header octets after (if the packet goes on).
     pec_n: Signal<Local, Bit>,
-    rest_n: Signal<Local, Bits<8>>,
     pl_nn: Signal<Local, Bits<8>>,
-    pec_b: Signal<Local, Bit>,
-    pl_b: Signal<Local, Bits<8>>,
+    nhn_n: Signal<Local, Bits<8>>,
+    rmn_n: Signal<Local, Bits<8>>,
+    restn_n: Signal<Local, Bits<8>>,
+    /// The payload room of a message's second beat when its first packet goes on.
+    rm_i: Signal<Local, Bits<8>>,
     // Constants.
     c_lane: [Constant<Bits<8>>; K],
     c_lane1: [Constant<Bits<8>>; K],
@@ -208,9 +219,20 @@ pub struct PacketStage<const D: usize, const K: usize> {
     c_nh0_smbus: Constant<Bits<8>>,
     c_room0: Constant<Bits<8>>,
     c_room0_smbus: Constant<Bits<8>>,
-    /// Header octets after a packet's first beat, `hl − min(hl, W)`.
-    c_rest0: Constant<Bits<8>>,
-    c_rest0_smbus: Constant<Bits<8>>,
+    /// A packet's second and third beats (index 1, 2): header octets, payload room, header
+    /// octets after ([`HeaderBeats`]), without and with the SMBus prefix.
+    c_nh1: Constant<Bits<8>>,
+    c_rm1: Constant<Bits<8>>,
+    c_rest1: Constant<Bits<8>>,
+    c_nh2: Constant<Bits<8>>,
+    c_rm2: Constant<Bits<8>>,
+    c_rest2: Constant<Bits<8>>,
+    c_nh1_smbus: Constant<Bits<8>>,
+    c_rm1_smbus: Constant<Bits<8>>,
+    c_rest1_smbus: Constant<Bits<8>>,
+    c_nh2_smbus: Constant<Bits<8>>,
+    c_rm2_smbus: Constant<Bits<8>>,
+    c_rest2_smbus: Constant<Bits<8>>,
     c_count_add: Constant<Bits<8>>,
     c_mctp_fixed: Constant<Bits<64>>,
     c_smbus_fixed: Constant<Bits<64>>,
@@ -224,6 +246,7 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
         assert!(D == 8 * K && matches!(K, 1 | 2 | 4 | 8), "PacketStage<8K, K> with K in 1, 2, 4, 8");
         assert_eq!((HEADER_LEN, PREFIX_LEN, SEQ_SHIFT), (4, 4, 4), "MCTP header layout changed");
         assert!(PREFIX_LEN + HEADER_LEN >= K, "an SMBus packet's first beat holds no payload");
+        let (hb, hs) = (HeaderBeats::new(K, false), HeaderBeats::new(K, true));
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -256,8 +279,14 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             p_r: Default::default(),
             pend_r: Default::default(),
             pec_r: Default::default(),
-            rest_r: Default::default(),
             pl_r: Default::default(),
+            nhn_r: Default::default(),
+            rmn_r: Default::default(),
+            restn_r: Default::default(),
+            sp_cb: Default::default(),
+            sp_nb: Default::default(),
+            sp_ci: Default::default(),
+            sp_ni: Default::default(),
             held: Default::default(),
             rd: Default::default(),
             bend: Default::default(),
@@ -273,6 +302,9 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             n_messages: Default::default(),
             n_len_errors: Default::default(),
             len_err_p: Default::default(),
+            len_flag: Default::default(),
+            len_rd: Default::default(),
+            len_bend: Default::default(),
             adv: Default::default(),
             idle: Default::default(),
             e_src: Default::default(),
@@ -291,8 +323,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             e_neom: Default::default(),
             after_n: Default::default(),
             rm_b: Default::default(),
-            p_b: Default::default(),
-            pend_b: Default::default(),
             e_pkt_left: Default::default(),
             e_hpos: Default::default(),
             e_in_done: Default::default(),
@@ -316,8 +346,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             pad_nt: Default::default(),
             rd_t: Default::default(),
             rd_nt: Default::default(),
-            le_t: Default::default(),
-            le_nt: Default::default(),
             len_err: Default::default(),
             buf_part: Default::default(),
             in_part: Default::default(),
@@ -332,18 +360,27 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             bend_n: Default::default(),
             in_done_n: Default::default(),
             short_n: Default::default(),
-            rest: Default::default(),
-            pl: Default::default(),
+            nh_c: Default::default(),
             pec_n: Default::default(),
-            rest_n: Default::default(),
             pl_nn: Default::default(),
-            pec_b: Default::default(),
-            pl_b: Default::default(),
-            c_rest0: Constant::new(((HEADER_LEN - HEADER_LEN.min(K)) as u64).into()),
-            c_rest0_smbus: Constant::new(((PREFIX_LEN + HEADER_LEN - (PREFIX_LEN + HEADER_LEN).min(K)) as u64).into()),
+            nhn_n: Default::default(),
+            rmn_n: Default::default(),
+            restn_n: Default::default(),
+            rm_i: Default::default(),
+            c_nh1: Constant::new((hb.nh[1] as u64).into()),
+            c_rm1: Constant::new((hb.rm[1] as u64).into()),
+            c_rest1: Constant::new((hb.rest[1] as u64).into()),
+            c_nh2: Constant::new((hb.nh[2] as u64).into()),
+            c_rm2: Constant::new((hb.rm[2] as u64).into()),
+            c_rest2: Constant::new((hb.rest[2] as u64).into()),
+            c_nh1_smbus: Constant::new((hs.nh[1] as u64).into()),
+            c_rm1_smbus: Constant::new((hs.rm[1] as u64).into()),
+            c_rest1_smbus: Constant::new((hs.rest[1] as u64).into()),
+            c_nh2_smbus: Constant::new((hs.nh[2] as u64).into()),
+            c_rm2_smbus: Constant::new((hs.rm[2] as u64).into()),
+            c_rest2_smbus: Constant::new((hs.rest[2] as u64).into()),
             pl_n: Default::default(),
             nh_n: Default::default(),
-            rm_n: Default::default(),
             p_n: Default::default(),
             pend_n: Default::default(),
             new_pkt: Default::default(),
@@ -376,8 +413,8 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
-            after, npl, neom, pkt_left, hpos, nh_r, p_r, pend_r, pec_r, rest_r, pl_r, held, rd, bend, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
-            o_pec_lane, n_packets, n_messages, n_len_errors, len_err_p
+            after, npl, neom, pkt_left, hpos, nh_r, p_r, pend_r, pec_r, pl_r, nhn_r, rmn_r, restn_r, held, rd, bend, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
+            o_pec_lane, n_packets, n_messages, n_len_errors, len_err_p, len_flag, len_rd, len_bend
         );
         self.m.tdata.next = self.o_data.q.val();
         self.m.tkeep.next = self.o_keep.q.val();
@@ -442,20 +479,13 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         self.p.next = self.p_r.q.val();
         self.pkt_end.next = self.pend_r.q.val();
         self.pec_here.next = self.pec_r.q.val();
-        // Header octets after this beat's (the next beat's nh, capped at W), and the packet's
-        // payload octets after this beat's.
-        self.rest.next = self.rest_r.q.val();
-        self.pl.next = self.pl_r.q.val();
         if self.idle.val() {
             self.nh.next = self.c_nh0.val();
-            self.rest.next = self.c_rest0.val();
             if self.msg.smbus.val() {
                 self.nh.next = self.c_nh0_smbus.val();
-                self.rest.next = self.c_rest0_smbus.val();
             }
             self.p.next = self.msg.p0.val();
             self.pkt_end.next = self.msg.pend0.val();
-            self.pl.next = self.msg.pl0.val();
             // With SMBus a message's first beat is all prefix and header (8 octets ≥ W), so its
             // packet does not end there and the PEC lane is not in it.
             self.pec_here.next = false;
@@ -555,70 +585,104 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         if self.pad_t.val() {
             self.rd_t.next = self.in_cnt.val();
         }
-        self.le_nt.next =
-            self.e_short.val() | self.pad_nt.val() | !self.e_in_done.val() | (self.rd_nt.val() != self.bend.q.val());
-        self.le_t.next = self.e_short.val() | self.pad_t.val() | !self.s.tlast.val() | (self.rd_t.val() != self.in_cnt.val());
         self.rd_n.next = self.rd_nt.val();
         self.bend_n.next = self.bend.q.val();
         self.in_done_n.next = self.e_in_done.val();
         self.short_n.next = self.e_short.val() | self.pad_nt.val();
-        self.len_err.next = self.le_nt.val();
         if self.take.val() {
             self.rd_n.next = self.rd_t.val();
             self.bend_n.next = self.in_cnt.val();
             self.in_done_n.next = self.s.tlast.val();
             self.short_n.next = self.e_short.val() | self.pad_t.val();
-            self.len_err.next = self.le_t.val();
         }
+        // A message ending here had a length error if it ran short, was not ended by its last
+        // beat, or left octets over (`rd_n ≠ bend_n`: compared a clock later, from registers).
+        self.len_err.next = self.short_n.val() | !self.in_done_n.val();
         self.mtu17.next = bit_cast::<17, 8>(self.e_mtu.val());
 
         // The next beat's layout (used when this beat goes out), both candidates side by side:
         // the rest of this packet, or the message's next packet (`npl` octets behind its
         // header); which one is the last select.
-        // (The PEC lane follows the payload when nh + p < W, which for the last payload beat
-        // is pl < W − nh, the room.)
-        self.pl_n.next = self.pl.val();
-        self.nh_n.next = self.rest.val();
-        self.rm_n.next = self.c_w.val() - self.rest.val();
-        self.rest_n.next = 0.into();
-        if self.rest.val() > self.c_w.val() {
-            self.nh_n.next = self.c_w.val();
-            self.rm_n.next = 0.into();
-            self.rest_n.next = self.rest.val() - self.c_w.val();
-        }
-        self.pend_n.next = self.pl.val() <= self.rm_n.val();
-        self.pec_n.next = self.e_smbus.val() & (self.pl.val() < self.rm_n.val());
-        self.p_n.next = self.rm_n.val();
-        self.pl_nn.next = self.pl.val() - self.rm_n.val();
-        if self.pend_n.val() {
-            self.p_n.next = self.pl.val();
-            self.pl_nn.next = 0.into();
-        }
+        // Four candidates side by side ([`BeatSplit`]), the idle state and a new packet
+        // selecting last.
+        self.sp_cb.pl.next = self.pl_r.q.val();
+        self.sp_cb.rm.next = self.rmn_r.q.val();
+        self.sp_cb.smbus.next = self.r_smbus.q.val();
         self.rm_b.next = self.c_room0.val();
-        if self.e_smbus.val() {
+        if self.r_smbus.q.val() {
             self.rm_b.next = self.c_room0_smbus.val();
         }
-        self.pend_b.next = self.e_npl.val() <= self.rm_b.val();
-        self.pec_b.next = self.e_smbus.val() & (self.e_npl.val() < self.rm_b.val());
-        self.p_b.next = self.rm_b.val();
-        self.pl_b.next = self.e_npl.val() - self.rm_b.val();
-        if self.pend_b.val() {
-            self.p_b.next = self.e_npl.val();
-            self.pl_b.next = 0.into();
+        self.sp_nb.pl.next = self.npl.q.val();
+        self.sp_nb.rm.next = self.rm_b.val();
+        self.sp_nb.smbus.next = self.r_smbus.q.val();
+        self.rm_i.next = self.c_rm1.val();
+        if self.msg.smbus.val() {
+            self.rm_i.next = self.c_rm1_smbus.val();
+        }
+        self.sp_ci.pl.next = self.msg.pl0.val();
+        self.sp_ci.rm.next = self.rm_i.val();
+        self.sp_ci.smbus.next = self.msg.smbus.val();
+        // (A message's first packet ends in its first beat only without SMBus: room c_room0.)
+        self.sp_ni.pl.next = self.msg.npl0.val();
+        self.sp_ni.rm.next = self.c_room0.val();
+        self.sp_ni.smbus.next = false;
+        self.nh_c.next = self.restn_r.q.val();
+        if self.restn_r.q.val() > self.c_w.val() {
+            self.nh_c.next = self.c_w.val();
+        }
+        // The packet goes on after a beat of the message.
+        self.nh_n.next = self.nhn_r.q.val();
+        self.p_n.next = self.sp_cb.p.val();
+        self.pend_n.next = self.sp_cb.pend.val();
+        self.pec_n.next = self.sp_cb.pec.val();
+        self.pl_n.next = self.pl_r.q.val();
+        self.pl_nn.next = self.sp_cb.after.val();
+        self.nhn_n.next = self.nh_c.val();
+        self.rmn_n.next = self.c_w.val() - self.nh_c.val();
+        self.restn_n.next = self.restn_r.q.val() - self.nh_c.val();
+        if self.idle.val() {
+            // ... after its first beat: the packet's second beat is next.
+            self.nh_n.next = self.c_nh1.val();
+            self.nhn_n.next = self.c_nh2.val();
+            self.rmn_n.next = self.c_rm2.val();
+            self.restn_n.next = self.c_rest2.val();
+            if self.msg.smbus.val() {
+                self.nh_n.next = self.c_nh1_smbus.val();
+                self.nhn_n.next = self.c_nh2_smbus.val();
+                self.rmn_n.next = self.c_rm2_smbus.val();
+                self.restn_n.next = self.c_rest2_smbus.val();
+            }
+            self.p_n.next = self.sp_ci.p.val();
+            self.pend_n.next = self.sp_ci.pend.val();
+            self.pec_n.next = self.sp_ci.pec.val();
+            self.pl_n.next = self.msg.pl0.val();
+            self.pl_nn.next = self.sp_ci.after.val();
         }
         self.new_pkt.next = self.frame_end.val() & !self.e_eom.val();
         if self.new_pkt.val() {
-            self.pl_n.next = self.e_npl.val();
+            // A new packet: its first beat is next.
             self.nh_n.next = self.c_nh0.val();
-            self.rest_n.next = self.c_rest0.val();
+            self.nhn_n.next = self.c_nh1.val();
+            self.rmn_n.next = self.c_rm1.val();
+            self.restn_n.next = self.c_rest1.val();
             if self.e_smbus.val() {
                 self.nh_n.next = self.c_nh0_smbus.val();
-                self.rest_n.next = self.c_rest0_smbus.val();
+                self.nhn_n.next = self.c_nh1_smbus.val();
+                self.rmn_n.next = self.c_rm1_smbus.val();
+                self.restn_n.next = self.c_rest1_smbus.val();
             }
-            self.pend_n.next = self.pend_b.val();
-            self.pec_n.next = self.pec_b.val();
-            self.p_n.next = self.p_b.val();
-            self.pl_nn.next = self.pl_b.val();
+            self.p_n.next = self.sp_nb.p.val();
+            self.pend_n.next = self.sp_nb.pend.val();
+            self.pec_n.next = self.sp_nb.pec.val();
+            self.pl_n.next = self.npl.q.val();
+            self.pl_nn.next = self.sp_nb.after.val();
+            if self.idle.val() {
+                self.p_n.next = self.sp_ni.p.val();
+                self.pend_n.next = self.sp_ni.pend.val();
+                self.pec_n.next = self.sp_ni.pec.val();
+                self.pl_n.next = self.msg.npl0.val();
+                self.pl_nn.next = self.sp_ni.after.val();
+            }
         }
         // The message's octets after the next packet.
         self.after_n.next = self.e_after.val() - bit_cast::<17, 8>(self.e_npl.val());
@@ -628,7 +692,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.o_valid.d.next = false;
         }
         self.len_err_p.d.next = false;
-        if self.len_err_p.q.val() {
+        if self.len_err_p.q.val() & (self.len_flag.q.val() | (self.len_rd.q.val() != self.len_bend.q.val())) {
             self.n_len_errors.d.next = self.n_len_errors.q.val() + 1;
         }
         if self.phase.q.val() == PacketPhase::Drain {
@@ -662,8 +726,10 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.p_r.d.next = self.p_n.val();
             self.pend_r.d.next = self.pend_n.val();
             self.pec_r.d.next = self.pec_n.val();
-            self.rest_r.d.next = self.rest_n.val();
             self.pl_r.d.next = self.pl_nn.val();
+            self.nhn_r.d.next = self.nhn_n.val();
+            self.rmn_r.d.next = self.rmn_n.val();
+            self.restn_r.d.next = self.restn_n.val();
             if self.take.val() {
                 self.held.d.next = self.s.tdata.val();
             }
@@ -680,7 +746,10 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
                     // The message is out: what is left of held is discarded.
                     self.n_messages.d.next = self.n_messages.q.val() + 1;
                     self.rd.d.next = self.bend_n.val();
-                    self.len_err_p.d.next = self.len_err.val();
+                    self.len_err_p.d.next = true;
+                    self.len_flag.d.next = self.len_err.val();
+                    self.len_rd.d.next = self.rd_n.val();
+                    self.len_bend.d.next = self.bend_n.val();
                     self.phase.d.next = PacketPhase::Idle;
                     if !self.in_done_n.val() {
                         self.phase.d.next = PacketPhase::Drain;
@@ -715,8 +784,10 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.p_r.d.next = 0.into();
             self.pend_r.d.next = false;
             self.pec_r.d.next = false;
-            self.rest_r.d.next = 0.into();
             self.pl_r.d.next = 0.into();
+            self.nhn_r.d.next = 0.into();
+            self.rmn_r.d.next = 0.into();
+            self.restn_r.d.next = 0.into();
             self.held.d.next = 0.into();
             self.rd.d.next = 0.into();
             self.bend.d.next = 0.into();
@@ -732,6 +803,60 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.n_messages.d.next = 0.into();
             self.n_len_errors.d.next = 0.into();
             self.len_err_p.d.next = false;
+        }
+    }
+}
+
+/// A packet's header octets beat by beat: in beat `i` (0, 1, 2) `nh[i] = min(rest before, W)`
+/// header octets, `rm[i] = W − nh[i]` octets of payload room and `rest[i]` header octets after
+/// it (`hl` = 4, or 8 with the SMBus prefix).
+struct HeaderBeats {
+    nh: [usize; 3],
+    rm: [usize; 3],
+    rest: [usize; 3],
+}
+
+impl HeaderBeats {
+    fn new(k: usize, smbus: bool) -> HeaderBeats {
+        let mut left = HEADER_LEN + if smbus { PREFIX_LEN } else { 0 };
+        let (mut nh, mut rm, mut rest) = ([0; 3], [0; 3], [0; 3]);
+        for i in 0..3 {
+            nh[i] = left.min(k);
+            rm[i] = k - nh[i];
+            left -= nh[i];
+            rest[i] = left;
+        }
+        HeaderBeats { nh, rm, rest }
+    }
+}
+
+/// One beat's payload split: with `rm` payload lanes after its header octets and `pl` octets
+/// of the packet left, the beat carries `p = min(pl, rm)`, ends the packet's payload when
+/// `pl ≤ rm` (`pend`), has the SMBus PEC lane after it when `pl < rm` (`pec`, with SMBus), and
+/// leaves `after = pl − p` octets of the packet.
+#[derive(LogicBlock, Default)]
+pub struct BeatSplit {
+    pub pl: Signal<In, Bits<8>>,
+    pub rm: Signal<In, Bits<8>>,
+    pub smbus: Signal<In, Bit>,
+    pub p: Signal<Out, Bits<8>>,
+    pub pend: Signal<Out, Bit>,
+    pub pec: Signal<Out, Bit>,
+    pub after: Signal<Out, Bits<8>>,
+    ends: Signal<Local, Bit>,
+}
+
+impl Logic for BeatSplit {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.ends.next = self.pl.val() <= self.rm.val();
+        self.pend.next = self.ends.val();
+        self.pec.next = self.smbus.val() & (self.pl.val() < self.rm.val());
+        self.p.next = self.rm.val();
+        self.after.next = self.pl.val() - self.rm.val();
+        if self.ends.val() {
+            self.p.next = self.pl.val();
+            self.after.next = 0.into();
         }
     }
 }
