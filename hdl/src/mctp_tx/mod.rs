@@ -275,7 +275,8 @@ impl<const D: usize, const K: usize> Logic for MctpTx<D, K> {
         self.pkt.msg.pl0.next = self.skid.m_user.val().get_bits::<8>(89);
         AxisSource::<D, K>::join(&mut self.pkt.m, &mut self.pec.s);
         self.pec.s_pec.next = self.pkt.m_pec.val();
-        self.pec.s_pec_lane.next = self.pkt.m_pec_lane.val();
+        self.pec.s_pec_at.next = self.pkt.m_pec_at.val();
+        self.pec.s_pec_keep.next = self.pkt.m_pec_keep.val();
         AxisSource::<D, K>::link(&mut self.m, &mut self.pec.m);
         self.counters.packets.next = self.pkt.packets.val();
         self.counters.messages.next = self.pkt.messages.val();

@@ -1,7 +1,7 @@
 //! Stage B of the MCTP packetizer: the packets. From the payload stream of stage A (message and
 //! MIC, [`super::mic::MicStage`]) it builds one frame per packet,
 //! `[SMBus prefix (4)] · transport header (4) · payload (≤ MTU) · [PEC lane (1)]`, every frame
-//! starting in lane 0; the PEC lane is left zero and marked (`m_pec`, `m_pec_lane`) for the PEC
+//! starting in lane 0; the PEC lane is left zero and marked (`m_pec`, `m_pec_at`, `m_pec_keep`) for the PEC
 //! stage. The split is `transmit`'s: the payload cut into MTU-sized packets (the MIC may
 //! straddle the last two).
 //!
@@ -56,10 +56,13 @@ pub struct PacketStage<const D: usize, const K: usize> {
     pub s: AxisSink<D, K>,
     /// The fields of the message whose first beat is on `s`.
     pub msg: MessageFields,
-    /// One frame per packet; its PEC lane (zero here) is `m_pec_lane` when `m_pec`.
+    /// One frame per packet; with `m_pec` the beat has the PEC lane (zero here): `m_pec_at`
+    /// has its bit, `m_pec_keep` the lanes before it (what the PEC covers of this beat). As
+    /// masks, so that the PEC stage neither compares nor shifts by a lane number.
     pub m: AxisSource<D, K>,
     pub m_pec: Signal<Out, Bit>,
-    pub m_pec_lane: Signal<Out, Bits<8>>,
+    pub m_pec_at: Signal<Out, Bits<K>>,
+    pub m_pec_keep: Signal<Out, Bits<K>>,
     pub packets: Signal<Out, Bits<32>>,
     pub messages: Signal<Out, Bits<32>>,
     pub len_errors: Signal<Out, Bits<32>>,
@@ -121,7 +124,8 @@ pub struct PacketStage<const D: usize, const K: usize> {
     o_valid: DFF<Bit>,
     o_last: DFF<Bit>,
     o_pec: DFF<Bit>,
-    o_pec_lane: DFF<Bits<8>>,
+    o_pec_at: DFF<Bits<K>>,
+    o_pec_keep: DFF<Bits<K>>,
     n_packets: DFF<Bits<32>>,
     n_messages: DFF<Bits<32>>,
     n_len_errors: DFF<Bits<32>>,
@@ -160,10 +164,8 @@ pub struct PacketStage<const D: usize, const K: usize> {
     nh: Signal<Local, Bits<8>>,
     p: Signal<Local, Bits<8>>,
     pkt_end: Signal<Local, Bit>,
-    np: Signal<Local, Bits<8>>,
     pec_here: Signal<Local, Bit>,
     frame_end: Signal<Local, Bit>,
-    used: Signal<Local, Bits<8>>,
     need_in: Signal<Local, Bit>,
     active: Signal<Local, Bit>,
     emit: Signal<Local, Bit>,
@@ -184,6 +186,19 @@ pub struct PacketStage<const D: usize, const K: usize> {
     hdr_sh: Signal<Local, Bits<D>>,
     lanes: Signal<Local, Bits<D>>,
     keep_used: Signal<Local, Bits<K>>,
+    /// Lane `nh + p` (where a PEC goes).
+    pec_at: Signal<Local, Bits<K>>,
+    nh_0: Signal<Local, Bits<8>>,
+    np_0: Signal<Local, Bits<8>>,
+    np_b: Signal<Local, Bits<8>>,
+    used_b: Signal<Local, Bits<8>>,
+    m_h_b: Signal<Local, Bits<K>>,
+    m_p_b: Signal<Local, Bits<K>>,
+    m_u_b: Signal<Local, Bits<K>>,
+    m_h_0: Signal<Local, Bits<K>>,
+    m_p_0: Signal<Local, Bits<K>>,
+    m_h: Signal<Local, Bits<K>>,
+    m_p: Signal<Local, Bits<K>>,
     rd_n: Signal<Local, Bits<8>>,
     bend_n: Signal<Local, Bits<8>>,
     in_done_n: Signal<Local, Bit>,
@@ -254,7 +269,8 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             msg: Default::default(),
             m: Default::default(),
             m_pec: Default::default(),
-            m_pec_lane: Default::default(),
+            m_pec_at: Default::default(),
+            m_pec_keep: Default::default(),
             packets: Default::default(),
             messages: Default::default(),
             len_errors: Default::default(),
@@ -297,7 +313,20 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             o_valid: Default::default(),
             o_last: Default::default(),
             o_pec: Default::default(),
-            o_pec_lane: Default::default(),
+            o_pec_at: Default::default(),
+            o_pec_keep: Default::default(),
+            pec_at: Default::default(),
+            nh_0: Default::default(),
+            np_0: Default::default(),
+            np_b: Default::default(),
+            used_b: Default::default(),
+            m_h_b: Default::default(),
+            m_p_b: Default::default(),
+            m_u_b: Default::default(),
+            m_h_0: Default::default(),
+            m_p_0: Default::default(),
+            m_h: Default::default(),
+            m_p: Default::default(),
             n_packets: Default::default(),
             n_messages: Default::default(),
             n_len_errors: Default::default(),
@@ -332,10 +361,8 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             nh: Default::default(),
             p: Default::default(),
             pkt_end: Default::default(),
-            np: Default::default(),
             pec_here: Default::default(),
             frame_end: Default::default(),
-            used: Default::default(),
             need_in: Default::default(),
             active: Default::default(),
             emit: Default::default(),
@@ -414,14 +441,15 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         dff_setup!(
             self, clock, phase, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
             after, npl, neom, pkt_left, hpos, nh_r, p_r, pend_r, pec_r, pl_r, nhn_r, rmn_r, restn_r, held, rd, bend, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
-            o_pec_lane, n_packets, n_messages, n_len_errors, len_err_p, len_flag, len_rd, len_bend
+            o_pec_at, o_pec_keep, n_packets, n_messages, n_len_errors, len_err_p, len_flag, len_rd, len_bend
         );
         self.m.tdata.next = self.o_data.q.val();
         self.m.tkeep.next = self.o_keep.q.val();
         self.m.tvalid.next = self.o_valid.q.val();
         self.m.tlast.next = self.o_last.q.val();
         self.m_pec.next = self.o_pec.q.val();
-        self.m_pec_lane.next = self.o_pec_lane.q.val();
+        self.m_pec_at.next = self.o_pec_at.q.val();
+        self.m_pec_keep.next = self.o_pec_keep.q.val();
         self.packets.next = self.n_packets.q.val();
         self.messages.next = self.n_messages.q.val();
         self.len_errors.next = self.n_len_errors.q.val();
@@ -490,14 +518,57 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             // packet does not end there and the PEC lane is not in it.
             self.pec_here.next = false;
         }
-        self.np.next = self.nh.val() + self.p.val();
+        // The beat's lane masks (header lanes, header and payload lanes, all used lanes), for a
+        // beat of the message (`_b`, from registers) and for its first beat (`_0`, from stage
+        // A's fields) side by side, selected by the idle state last.
+        self.nh_0.next = self.c_nh0.val();
+        if self.msg.smbus.val() {
+            self.nh_0.next = self.c_nh0_smbus.val();
+        }
+        self.np_0.next = self.nh_0.val() + self.msg.p0.val();
+        self.np_b.next = self.nh_r.q.val() + self.p_r.q.val();
+        self.used_b.next = self.np_b.val();
+        if self.pec_r.q.val() {
+            self.used_b.next = self.np_b.val() + 1;
+        }
+        self.m_h_b.next = 0.into();
+        self.m_p_b.next = 0.into();
+        self.m_u_b.next = 0.into();
+        self.pec_at.next = 0.into();
+        self.m_h_0.next = 0.into();
+        self.m_p_0.next = 0.into();
+        for i in 0..K {
+            if self.c_lane[i].val() < self.nh_r.q.val() {
+                self.m_h_b.next = self.m_h_b.val() | self.c_bit[i].val();
+            }
+            if self.c_lane[i].val() < self.np_b.val() {
+                self.m_p_b.next = self.m_p_b.val() | self.c_bit[i].val();
+            }
+            if self.c_lane[i].val() < self.used_b.val() {
+                self.m_u_b.next = self.m_u_b.val() | self.c_bit[i].val();
+            }
+            if self.c_lane[i].val() == self.np_b.val() {
+                self.pec_at.next = self.pec_at.val() | self.c_bit[i].val();
+            }
+            if self.c_lane[i].val() < self.nh_0.val() {
+                self.m_h_0.next = self.m_h_0.val() | self.c_bit[i].val();
+            }
+            if self.c_lane[i].val() < self.np_0.val() {
+                self.m_p_0.next = self.m_p_0.val() | self.c_bit[i].val();
+            }
+        }
+        // (A first beat has no PEC lane, and a PEC lane is only marked outside the idle state.)
+        self.m_h.next = self.m_h_b.val();
+        self.m_p.next = self.m_p_b.val();
+        self.keep_used.next = self.m_u_b.val();
+        if self.idle.val() {
+            self.m_h.next = self.m_h_0.val();
+            self.m_p.next = self.m_p_0.val();
+            self.keep_used.next = self.m_p_0.val();
+        }
         self.frame_end.next = self.pkt_end.val();
         if self.e_smbus.val() {
             self.frame_end.next = self.pec_here.val();
-        }
-        self.used.next = self.np.val();
-        if self.pec_here.val() {
-            self.used.next = self.np.val() + 1;
         }
 
         // A payload beat is needed when held runs short; the beat goes out when it has one.
@@ -562,15 +633,11 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
 
         // The lanes.
         self.lanes.next = 0.into();
-        self.keep_used.next = 0.into();
         for i in 0..K {
-            if self.c_lane[i].val() < self.nh.val() {
+            if (self.m_h.val() & self.c_bit[i].val()) != 0 {
                 self.lanes.next = self.lanes.val() | (self.hdr_sh.val() & (self.c_byte_d.val() << (i * 8).to_bits::<16>()));
-            } else if self.c_lane[i].val() < self.np.val() {
+            } else if (self.m_p.val() & self.c_bit[i].val()) != 0 {
                 self.lanes.next = self.lanes.val() | (self.pay.val() & (self.c_byte_d.val() << (i * 8).to_bits::<16>()));
-            }
-            if self.c_lane[i].val() < self.used.val() {
-                self.keep_used.next = self.keep_used.val() | self.c_bit[i].val();
             }
         }
 
@@ -705,7 +772,8 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.o_valid.d.next = true;
             self.o_last.d.next = self.frame_end.val();
             self.o_pec.d.next = self.pec_here.val();
-            self.o_pec_lane.d.next = self.np.val();
+            self.o_pec_at.d.next = self.pec_at.val();
+            self.o_pec_keep.d.next = self.m_p_b.val();
             self.r_src.d.next = self.e_src.val();
             self.r_dst.d.next = self.e_dst.val();
             self.r_tag.d.next = self.e_tag.val();
@@ -798,7 +866,8 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.o_valid.d.next = false;
             self.o_last.d.next = false;
             self.o_pec.d.next = false;
-            self.o_pec_lane.d.next = 0.into();
+            self.o_pec_at.d.next = 0.into();
+            self.o_pec_keep.d.next = 0.into();
             self.n_packets.d.next = 0.into();
             self.n_messages.d.next = 0.into();
             self.n_len_errors.d.next = 0.into();

@@ -1,7 +1,9 @@
 //! Stage C of the MCTP packetizer: the SMBus PEC (DSP0237 §6: CRC-8 over the whole SMBus frame
 //! before it, destination address first). Every frame beat goes through the CRC-8 step leaf —
 //! all lanes, or on the beat that carries the PEC the lanes before its lane — and that lane
-//! takes the finished CRC on the way to the output register. Frames without a PEC pass
+//! takes the finished CRC on the way to the output register. The packet stage marks the lane
+//! and the lanes before it as masks, so neither a compare nor a byte shifter by the lane number
+//! follows the CRC step here (issue 27: that was MCTP TX's longest path at W = 8). Frames without a PEC pass
 //! unchanged. The CRC network sits in its own clock stage, after the packet assembly.
 
 use crate::axis::{AxisSink, AxisSource};
@@ -15,10 +17,12 @@ pub struct PecStage<const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high.
     pub reset: Signal<In, Bit>,
-    /// Frames; with `s_pec`, lane `s_pec_lane` of the beat (zero) is the PEC's.
+    /// Frames; with `s_pec`, the beat's lane whose bit is set in `s_pec_at` (zero) is the
+    /// PEC's, and the lanes in `s_pec_keep` (those before it) are what the PEC covers of it.
     pub s: AxisSink<D, K>,
     pub s_pec: Signal<In, Bit>,
-    pub s_pec_lane: Signal<In, Bits<8>>,
+    pub s_pec_at: Signal<In, Bits<K>>,
+    pub s_pec_keep: Signal<In, Bits<K>>,
     pub m: AxisSource<D, K>,
     step: CrcStep<D, K, 8>,
     crc_r: DFF<Bits<8>>,
@@ -28,8 +32,10 @@ pub struct PecStage<const D: usize, const K: usize> {
     o_last: DFF<Bit>,
     cov_keep: Signal<Local, Bits<K>>,
     lanes_out: Signal<Local, Bits<D>>,
-    c_lane: [Constant<Bits<8>>; K],
+    /// The finished CRC in every lane.
+    pec_d: Signal<Local, Bits<D>>,
     c_bit: [Constant<Bits<K>>; K],
+    c_byte_d: Constant<Bits<D>>,
     c_ones_k: Constant<Bits<K>>,
     c_init: Constant<Bits<8>>,
 }
@@ -42,7 +48,8 @@ impl<const D: usize, const K: usize> Default for PecStage<D, K> {
             reset: Default::default(),
             s: Default::default(),
             s_pec: Default::default(),
-            s_pec_lane: Default::default(),
+            s_pec_at: Default::default(),
+            s_pec_keep: Default::default(),
             m: Default::default(),
             c_init: Constant::new(step.init()),
             step,
@@ -53,8 +60,9 @@ impl<const D: usize, const K: usize> Default for PecStage<D, K> {
             o_last: Default::default(),
             cov_keep: Default::default(),
             lanes_out: Default::default(),
-            c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
+            pec_d: Default::default(),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
+            c_byte_d: Constant::new(0xFFu64.into()),
             c_ones_k: Constant::new(crate::bits::low_ones(K).into()),
         }
     }
@@ -72,20 +80,25 @@ impl<const D: usize, const K: usize> Logic for PecStage<D, K> {
 
         self.cov_keep.next = self.c_ones_k.val();
         if self.s_pec.val() {
-            self.cov_keep.next = 0.into();
-            for i in 0..K {
-                if self.c_lane[i].val() < self.s_pec_lane.val() {
-                    self.cov_keep.next = self.cov_keep.val() | self.c_bit[i].val();
-                }
-            }
+            self.cov_keep.next = self.s_pec_keep.val();
         }
         self.step.state.next = self.crc_r.q.val();
         self.step.data.next = self.s.tdata.val();
         self.step.keep.next = self.cov_keep.val();
         self.lanes_out.next = self.s.tdata.val();
+        // The finished CRC into the PEC's lane: one AND-OR per lane, no shifter.
+        self.pec_d.next = 0.into();
+        for i in 0..K {
+            self.pec_d.next = self.pec_d.val() | (bit_cast::<D, 8>(self.step.fin.val()) << (i * 8).to_bits::<16>());
+        }
+        self.lanes_out.next = self.s.tdata.val();
         if self.s_pec.val() {
-            self.lanes_out.next = self.s.tdata.val()
-                | (bit_cast::<D, 8>(self.step.fin.val()) << (bit_cast::<16, 8>(self.s_pec_lane.val()) << 3));
+            for i in 0..K {
+                if (self.s_pec_at.val() & self.c_bit[i].val()) != 0 {
+                    self.lanes_out.next =
+                        self.lanes_out.val() | (self.pec_d.val() & (self.c_byte_d.val() << (i * 8).to_bits::<16>()));
+                }
+            }
         }
 
         if self.s.tready.val() {
