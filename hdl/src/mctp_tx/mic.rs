@@ -494,20 +494,20 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                 }
             }
             _ => {
-                if self.bad.val() {
-                    self.n_dropped.d.next = self.n_dropped.q.val() + 1;
-                    if !self.s.tlast.val() {
-                        self.phase.d.next = MicPhase::Drop;
-                    }
-                } else if self.take.val() {
+                // The beat's registers are written whenever the input stage's register is free
+                // (its beat, if any, moves on in this clock): only `a_valid`, the CRC state and
+                // the phase wait on `take`, which waits on the refusal check, so the wide
+                // enables do not. What a beat that is not taken leaves there is never read.
+                if self.a_free.val() {
                     self.a_data.d.next = self.data_m.val();
                     self.a_k.d.next = self.k_in.val();
                     self.a_ml.d.next = self.s.tlast.val() & self.e_mic.val();
-                    self.a_valid.d.next = true;
                     self.a_last.d.next = self.s.tlast.val() & !(self.e_mic.val() & self.ovf.val());
                     self.a_first.d.next = self.first.val();
-                    self.mic_r.d.next = self.step.nxt.val();
-                    self.phase.d.next = MicPhase::Body;
+                    self.fin_r.d.next = self.step.fin.val();
+                    // The MIC octets past a last beat: W − k of them went into it.
+                    self.hold_off.d.next = self.c_w.val() - self.k_in.val();
+                    self.hold_cnt.d.next = self.k_in.val() + self.c_mic_len.val() - self.c_w.val();
                     if self.first.val() {
                         self.r_mic.d.next = self.cfg.mic.val();
                         self.a_src.d.next = self.cfg.src_eid.val();
@@ -522,15 +522,21 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                         self.a_len.d.next = self.s_len.val();
                         self.a_mic.d.next = self.cfg.mic.val();
                     }
+                }
+                if self.bad.val() {
+                    self.n_dropped.d.next = self.n_dropped.q.val() + 1;
+                    if !self.s.tlast.val() {
+                        self.phase.d.next = MicPhase::Drop;
+                    }
+                } else if self.take.val() {
+                    self.a_valid.d.next = true;
+                    self.mic_r.d.next = self.step.nxt.val();
+                    self.phase.d.next = MicPhase::Body;
                     if self.s.tlast.val() {
                         self.mic_r.d.next = self.c_init.val();
-                        self.fin_r.d.next = self.step.fin.val();
                         self.phase.d.next = MicPhase::Idle;
                         if self.e_mic.val() & self.ovf.val() {
-                            // The MIC octets past the beat: W − k of them went into it.
                             self.phase.d.next = MicPhase::Mic;
-                            self.hold_off.d.next = self.c_w.val() - self.k_in.val();
-                            self.hold_cnt.d.next = self.k_in.val() + self.c_mic_len.val() - self.c_w.val();
                         }
                     }
                 }

@@ -84,6 +84,8 @@ pub struct PacketStage<const D: usize, const K: usize> {
     /// a packet ahead, so a new packet's layout is a select, not arithmetic.
     after: DFF<Bits<17>>,
     npl: DFF<Bits<8>>,
+    /// `npl` and `neom` are to be worked out from `after` this clock.
+    npl_due: DFF<Bit>,
     neom: DFF<Bit>,
     pkt_left: DFF<Bits<8>>,
     hpos: DFF<Bits<8>>,
@@ -116,6 +118,9 @@ pub struct PacketStage<const D: usize, const K: usize> {
     held: DFF<Bits<D>>,
     rd: DFF<Bits<8>>,
     bend: DFF<Bits<8>>,
+    /// `bend − rd`, the octets left in held, kept beside them so that whether a beat needs
+    /// input is one compare of registers.
+    avail_r: DFF<Bits<8>>,
     in_done: DFF<Bit>,
     short: DFF<Bit>,
     // The output register and counters.
@@ -161,6 +166,7 @@ pub struct PacketStage<const D: usize, const K: usize> {
     e_short: Signal<Local, Bit>,
     mtu17: Signal<Local, Bits<17>>,
     avail: Signal<Local, Bits<8>>,
+    avail_n: Signal<Local, Bits<8>>,
     nh: Signal<Local, Bits<8>>,
     p: Signal<Local, Bits<8>>,
     pkt_end: Signal<Local, Bit>,
@@ -261,6 +267,7 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
         assert!(D == 8 * K && matches!(K, 1 | 2 | 4 | 8), "PacketStage<8K, K> with K in 1, 2, 4, 8");
         assert_eq!((HEADER_LEN, PREFIX_LEN, SEQ_SHIFT), (4, 4, 4), "MCTP header layout changed");
         assert!(PREFIX_LEN + HEADER_LEN >= K, "an SMBus packet's first beat holds no payload");
+        assert!(offload_driver::mctp::MIN_MTU >= 2 * K, "a packet that is not the last spans two beats or more (npl_due)");
         let (hb, hs) = (HeaderBeats::new(K, false), HeaderBeats::new(K, true));
         Self {
             clock: Default::default(),
@@ -288,6 +295,7 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             eom: Default::default(),
             after: Default::default(),
             npl: Default::default(),
+            npl_due: Default::default(),
             neom: Default::default(),
             pkt_left: Default::default(),
             hpos: Default::default(),
@@ -306,6 +314,7 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             held: Default::default(),
             rd: Default::default(),
             bend: Default::default(),
+            avail_r: Default::default(),
             in_done: Default::default(),
             short: Default::default(),
             o_data: Default::default(),
@@ -358,6 +367,7 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             e_short: Default::default(),
             mtu17: Default::default(),
             avail: Default::default(),
+            avail_n: Default::default(),
             nh: Default::default(),
             p: Default::default(),
             pkt_end: Default::default(),
@@ -440,7 +450,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
-            after, npl, neom, pkt_left, hpos, nh_r, p_r, pend_r, pec_r, pl_r, nhn_r, rmn_r, restn_r, held, rd, bend, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
+            after, npl, npl_due, neom, pkt_left, hpos, nh_r, p_r, pend_r, pec_r, pl_r, nhn_r, rmn_r, restn_r, held, rd, bend, avail_r, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
             o_pec_at, o_pec_keep, n_packets, n_messages, n_len_errors, len_err_p, len_flag, len_rd, len_bend
         );
         self.m.tdata.next = self.o_data.q.val();
@@ -497,7 +507,8 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.e_short.next = false;
         }
         // Octets left in held (0 between messages: a message's end sets rd to bend).
-        self.avail.next = self.bend.q.val() - self.rd.q.val();
+        // (`bend − rd`, kept in a register beside them.)
+        self.avail.next = self.avail_r.q.val();
 
         // The beat's layout: header octets, payload octets, the PEC lane.
         // nh = min(hl − hpos, W), p = min(pkt_left, W − nh) and pkt_end = pkt_left ≤ W − nh:
@@ -572,7 +583,11 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         }
 
         // A payload beat is needed when held runs short; the beat goes out when it has one.
-        self.need_in.next = (self.p.val() > self.avail.val()) & !self.e_in_done.val();
+        // (For a message's first beat and a later one side by side, the idle state selecting.)
+        self.need_in.next = (self.p_r.q.val() > self.avail.val()) & !self.in_done.q.val();
+        if self.idle.val() {
+            self.need_in.next = self.msg.p0.val() > self.avail.val();
+        }
         self.active.next = (self.phase.q.val() == PacketPhase::Body) | (self.idle.val() & self.s.tvalid.val());
         self.emit.next = self.adv.val() & self.active.val() & (!self.need_in.val() | self.s.tvalid.val());
         self.take.next = self.emit.val() & self.need_in.val();
@@ -652,6 +667,17 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         if self.pad_t.val() {
             self.rd_t.next = self.in_cnt.val();
         }
+        // What is left in held after the beat, `bend_n − rd_n`, for both outcomes of `take`.
+        self.avail_n.next = self.avail.val() - self.p.val();
+        if self.pad_nt.val() {
+            self.avail_n.next = 0.into();
+        }
+        if self.take.val() {
+            self.avail_n.next = self.tot.val() - self.p.val();
+            if self.pad_t.val() {
+                self.avail_n.next = 0.into();
+            }
+        }
         self.rd_n.next = self.rd_nt.val();
         self.bend_n.next = self.bend.q.val();
         self.in_done_n.next = self.e_in_done.val();
@@ -665,7 +691,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // A message ending here had a length error if it ran short, was not ended by its last
         // beat, or left octets over (`rd_n ≠ bend_n`: compared a clock later, from registers).
         self.len_err.next = self.short_n.val() | !self.in_done_n.val();
-        self.mtu17.next = bit_cast::<17, 8>(self.e_mtu.val());
+        self.mtu17.next = bit_cast::<17, 8>(self.r_mtu.q.val());
 
         // The next beat's layout (used when this beat goes out), both candidates side by side:
         // the rest of this packet, or the message's next packet (`npl` octets behind its
@@ -751,10 +777,15 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
                 self.pl_nn.next = self.sp_ni.after.val();
             }
         }
-        // The message's octets after the next packet.
-        self.after_n.next = self.e_after.val() - bit_cast::<17, 8>(self.e_npl.val());
+        // The message's octets after the next packet (after a message's first beat and after
+        // a later one side by side, the idle state selecting).
+        self.after_n.next = self.after.q.val() - bit_cast::<17, 8>(self.npl.q.val());
+        if self.idle.val() {
+            self.after_n.next = self.msg.after0.val() - bit_cast::<17, 8>(self.msg.npl0.val());
+        }
 
         // Registers.
+        self.npl_due.d.next = false;
         if self.m.tready.val() {
             self.o_valid.d.next = false;
         }
@@ -803,6 +834,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             }
             self.rd.d.next = self.rd_n.val();
             self.bend.d.next = self.bend_n.val();
+            self.avail_r.d.next = self.avail_n.val();
             self.in_done.d.next = self.in_done_n.val();
             self.short.d.next = self.short_n.val();
             self.phase.d.next = PacketPhase::Body;
@@ -814,6 +846,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
                     // The message is out: what is left of held is discarded.
                     self.n_messages.d.next = self.n_messages.q.val() + 1;
                     self.rd.d.next = self.bend_n.val();
+                    self.avail_r.d.next = 0.into();
                     self.len_err_p.d.next = true;
                     self.len_flag.d.next = self.len_err.val();
                     self.len_rd.d.next = self.rd_n.val();
@@ -823,23 +856,28 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
                         self.phase.d.next = PacketPhase::Drain;
                     }
                 } else {
-                    // The next packet: min(after, mtu) octets, the last one if that is all.
-                    // The next packet: npl octets, the last one if neom; the one after it is
-                    // worked out from registers now, a packet ahead.
+                    // The next packet: npl octets, the last one if neom. The one after it,
+                    // min(after, mtu) octets, is worked out in the next clock from registers
+                    // (`npl_due`): a packet that is not a message's last holds an MTU, at least
+                    // 64 octets, so this packet's end is eight or more clocks away.
                     self.eom.d.next = self.e_neom.val();
                     self.after.d.next = self.after_n.val();
-                    self.npl.d.next = self.e_mtu.val();
-                    if self.after_n.val() <= self.mtu17.val() {
-                        self.npl.d.next = self.after_n.val().get_bits::<8>(0);
-                    }
-                    self.neom.d.next = self.after_n.val() <= self.mtu17.val();
+                    self.npl_due.d.next = true;
                     self.som.d.next = false;
                     self.r_seq.d.next = self.e_seq.val() + 1;
                     self.hpos.d.next = 0.into();
                 }
             }
         }
+        if self.npl_due.q.val() {
+            self.npl.d.next = self.r_mtu.q.val();
+            if self.after.q.val() <= self.mtu17.val() {
+                self.npl.d.next = self.after.q.val().get_bits::<8>(0);
+            }
+            self.neom.d.next = self.after.q.val() <= self.mtu17.val();
+        }
         if self.reset.val() {
+            self.npl_due.d.next = false;
             self.phase.d.next = PacketPhase::Idle;
             self.som.d.next = false;
             self.eom.d.next = false;
@@ -859,6 +897,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.held.d.next = 0.into();
             self.rd.d.next = 0.into();
             self.bend.d.next = 0.into();
+            self.avail_r.d.next = 0.into();
             self.in_done.d.next = false;
             self.short.d.next = false;
             self.o_data.d.next = 0.into();
