@@ -82,8 +82,8 @@ pub struct MicStage<const D: usize, const K: usize> {
     a_smbus: DFF<Bit>,
     a_sa_src: DFF<Bits<7>>,
     a_sa_dst: DFF<Bits<7>>,
+    /// The message's payload octets, `s_len` plus the MIC when it is on.
     a_len: DFF<Bits<17>>,
-    a_mic: DFF<Bit>,
     o_data: DFF<Bits<D>>,
     o_keep: DFF<Bits<K>>,
     o_valid: DFF<Bit>,
@@ -200,7 +200,6 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             a_sa_src: Default::default(),
             a_sa_dst: Default::default(),
             a_len: Default::default(),
-            a_mic: Default::default(),
             o_data: Default::default(),
             o_keep: Default::default(),
             o_valid: Default::default(),
@@ -279,7 +278,7 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, mic_r, r_mic, fin_r, hold_off, hold_cnt, a_data, a_k, a_ml, a_valid, a_last, a_first,
-            a_src, a_dst, a_tag, a_to, a_seq, a_mtu, a_smbus, a_sa_src, a_sa_dst, a_len, a_mic, o_data, o_keep, o_valid,
+            a_src, a_dst, a_tag, a_to, a_seq, a_mtu, a_smbus, a_sa_src, a_sa_dst, a_len, o_data, o_keep, o_valid,
             o_last, f_src, f_dst, f_tag, f_to, f_seq, f_mtu, f_smbus, f_sa_src, f_sa_dst, f_pkt0, f_eom0, f_after0, f_p0,
             f_pend0, f_pl0, f_npl0, f_neom0, n_dropped
         );
@@ -393,9 +392,6 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
             }
         }
         self.len_in.next = self.a_len.q.val();
-        if self.a_mic.q.val() {
-            self.len_in.next = self.a_len.q.val() + self.c_mic_len17.val();
-        }
         self.mtu17.next = bit_cast::<17, 8>(self.a_mtu.q.val());
         self.fits.next = self.len_in.val() <= self.mtu17.val();
         self.fits2.next = self.len_in.val() <= (self.mtu17.val() << 1);
@@ -520,7 +516,9 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                         self.a_sa_src.d.next = self.cfg.smbus_src.val();
                         self.a_sa_dst.d.next = self.cfg.smbus_dst.val();
                         self.a_len.d.next = self.s_len.val();
-                        self.a_mic.d.next = self.cfg.mic.val();
+                        if self.cfg.mic.val() {
+                            self.a_len.d.next = self.s_len.val() + self.c_mic_len17.val();
+                        }
                     }
                 }
                 if self.bad.val() {
