@@ -153,11 +153,33 @@ pub struct MessageFields {
 
 /// Payload octets left in a packet's first beat of `k` octets after the header (and the SMBus
 /// prefix with `smbus`): `k − min(header, k)`. One definition for stage A (`p0`) and the packet
-/// stage (a new packet's first beat).
+/// stage (a new packet's first beat), from [`HeaderBeats`].
 fn first_beat_room(k: usize, smbus: bool) -> Constant<Bits<8>> {
-    use offload_driver::mctp::{smbus::PREFIX_LEN, HEADER_LEN};
-    let header = HEADER_LEN + if smbus { PREFIX_LEN } else { 0 };
-    Constant::new(((k - header.min(k)) as u64).into())
+    Constant::new((HeaderBeats::new(k, smbus).rm[0] as u64).into())
+}
+
+/// A packet's header octets beat by beat: in beat `i` (0, 1, 2) `nh[i] = min(rest before, W)`
+/// header octets, `rm[i] = W − nh[i]` octets of payload room and `rest[i]` header octets after
+/// it (`hl` = 4, or 8 with the SMBus prefix).
+pub(crate) struct HeaderBeats {
+    pub(crate) nh: [usize; 3],
+    pub(crate) rm: [usize; 3],
+    pub(crate) rest: [usize; 3],
+}
+
+impl HeaderBeats {
+    pub(crate) fn new(k: usize, smbus: bool) -> HeaderBeats {
+        use offload_driver::mctp::{smbus::PREFIX_LEN, HEADER_LEN};
+        let mut left = HEADER_LEN + if smbus { PREFIX_LEN } else { 0 };
+        let (mut nh, mut rm, mut rest) = ([0; 3], [0; 3], [0; 3]);
+        for i in 0..3 {
+            nh[i] = left.min(k);
+            rm[i] = k - nh[i];
+            left -= nh[i];
+            rest[i] = left;
+        }
+        HeaderBeats { nh, rm, rest }
+    }
 }
 
 /// Clocks from a message's first beat accepted to its first packet's first beat on `m`: stage

@@ -241,7 +241,7 @@ pub struct PacketStage<const D: usize, const K: usize> {
     c_room0: Constant<Bits<8>>,
     c_room0_smbus: Constant<Bits<8>>,
     /// A packet's second and third beats (index 1, 2): header octets, payload room, header
-    /// octets after ([`HeaderBeats`]), without and with the SMBus prefix.
+    /// octets after ([`super::HeaderBeats`]), without and with the SMBus prefix.
     c_nh1: Constant<Bits<8>>,
     c_rm1: Constant<Bits<8>>,
     c_rest1: Constant<Bits<8>>,
@@ -268,7 +268,7 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
         assert_eq!((HEADER_LEN, PREFIX_LEN, SEQ_SHIFT), (4, 4, 4), "MCTP header layout changed");
         assert!(PREFIX_LEN + HEADER_LEN >= K, "an SMBus packet's first beat holds no payload");
         assert!(offload_driver::mctp::MIN_MTU >= 2 * K, "a packet that is not the last spans two beats or more (npl_due)");
-        let (hb, hs) = (HeaderBeats::new(K, false), HeaderBeats::new(K, true));
+        let (hb, hs) = (super::HeaderBeats::new(K, false), super::HeaderBeats::new(K, true));
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -429,8 +429,8 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             c_lane_mask: Constant::new(((K - 1) as u64).into()),
             c_nh_mask: Constant::new((((PREFIX_LEN + HEADER_LEN) % K | HEADER_LEN % K) as u64).into()),
             c_hpos_mask: Constant::new((0x0F & !(K as u64 - 1)).into()),
-            c_nh0: Constant::new((HEADER_LEN.min(K) as u64).into()),
-            c_nh0_smbus: Constant::new(((PREFIX_LEN + HEADER_LEN).min(K) as u64).into()),
+            c_nh0: Constant::new((hb.nh[0] as u64).into()),
+            c_nh0_smbus: Constant::new((hs.nh[0] as u64).into()),
             c_room0: super::first_beat_room(K, false),
             c_room0_smbus: super::first_beat_room(K, true),
             // SMBus byte count: source octet + MCTP header + payload (DSP0237).
@@ -912,29 +912,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.n_len_errors.d.next = 0.into();
             self.len_err_p.d.next = false;
         }
-    }
-}
-
-/// A packet's header octets beat by beat: in beat `i` (0, 1, 2) `nh[i] = min(rest before, W)`
-/// header octets, `rm[i] = W − nh[i]` octets of payload room and `rest[i]` header octets after
-/// it (`hl` = 4, or 8 with the SMBus prefix).
-struct HeaderBeats {
-    nh: [usize; 3],
-    rm: [usize; 3],
-    rest: [usize; 3],
-}
-
-impl HeaderBeats {
-    fn new(k: usize, smbus: bool) -> HeaderBeats {
-        let mut left = HEADER_LEN + if smbus { PREFIX_LEN } else { 0 };
-        let (mut nh, mut rm, mut rest) = ([0; 3], [0; 3], [0; 3]);
-        for i in 0..3 {
-            nh[i] = left.min(k);
-            rm[i] = k - nh[i];
-            left -= nh[i];
-            rest[i] = left;
-        }
-        HeaderBeats { nh, rm, rest }
     }
 }
 
