@@ -44,6 +44,11 @@
 //!    beat choosing its target in that clock sees them forwarded (`ms_f`, `slot_busy_f`, and
 //!    `q_afull` for the queue).
 //!
+//! `s.tready` is chosen from registers and the key match only: the ring's room for each
+//! address a beat can write at is a flag registered a clock ahead (`okr_*`, with a word of
+//! margin), and a delivery pending in that clock counts as good (a failed MIC holds a beat one
+//! clock longer).
+//!
 //! # Limits (hardware choices; the host driver names the same ones)
 //! - Raw frames longer than 4 + 256 octets are dropped (`oversize`): no binding carries more
 //!   (SMBus: 250), and the slot holds 256 octets.
@@ -131,6 +136,15 @@ pub struct FrameStage<const D: usize, const K: usize> {
     c_first: DFF<Bits<8>>,
     ms: DFF<Bits<14>>,
     slot_busy: DFF<Bit>,
+    // Ring room a clock ahead: each address a beat can write at has a flag, registered from
+    // the reader's pointer of the clock before (it only moves on, freeing words), with a margin
+    // of one word for the write position's advance. A flag is loaded with its address, from the
+    // check of the address it is loaded from. So `ready` selects registers only.
+    okr_wa: DFF<Bit>,
+    okr_cwa: DFF<Bit>,
+    okr_end: DFF<Bit>,
+    okr_dl: DFF<Bit>,
+    okr_ms: DFF<Bit>,
     // A delivered message's verdict, acted on in the clock after the judging clock (`dl_*`):
     // whether its MIC failed, where it went, the free start after it, its descriptor.
     dl_pend: DFF<Bit>,
@@ -165,11 +179,13 @@ pub struct FrameStage<const D: usize, const K: usize> {
     i_flen: Signal<Local, Bits<16>>,
     i_pkt: Signal<Local, Bits<16>>,
     i_plen: Signal<Local, Bits<16>>,
-    ok_wa: Signal<Local, Bit>,
-    ok_ms: Signal<Local, Bit>,
-    ok_dl: Signal<Local, Bit>,
-    ok_end: Signal<Local, Bit>,
-    ok_cwa: Signal<Local, Bit>,
+    chk_wa1: Signal<Local, Bit>,
+    chk_wa2: Signal<Local, Bit>,
+    chk_cwa: Signal<Local, Bit>,
+    chk_end: Signal<Local, Bit>,
+    chk_dl: Signal<Local, Bit>,
+    chk_ms: Signal<Local, Bit>,
+    chk_sa: Signal<Local, Bit>,
     e_tr: Signal<Local, Bit>,
     e_ts: Signal<Local, Bit>,
     e_wa: Signal<Local, Bits<14>>,
@@ -236,7 +252,11 @@ pub struct FrameStage<const D: usize, const K: usize> {
     c_fill_bit: [Constant<Bits<8>>; 3],
     c_oct_sh: [Constant<Bits<16>>; 3],
     c_pm: Constant<Bits<14>>,
-    c_ring_room: Constant<Bits<14>>,
+    /// The words in use (from `rp`) that leave room to write at an address: the ring less two
+    /// words, less one for the flags' margin (`c_room1`), less two (`c_room2`: the judging
+    /// clock's next word, one after the write position at most, with the margin).
+    c_room1: Constant<Bits<14>>,
+    c_room2: Constant<Bits<14>>,
     c_max_raw: Constant<Bits<16>>,
     c_hw_max: Constant<Bits<16>>,
     c_hw_max13: Constant<Bits<13>>,
@@ -322,6 +342,11 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             c_first: Default::default(),
             ms: Default::default(),
             slot_busy: Default::default(),
+            okr_wa: Default::default(),
+            okr_cwa: Default::default(),
+            okr_end: Default::default(),
+            okr_dl: Default::default(),
+            okr_ms: Default::default(),
             dl_pend: Default::default(),
             dl_bad: Default::default(),
             dl_fin: Default::default(),
@@ -350,11 +375,13 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             i_flen: Default::default(),
             i_pkt: Default::default(),
             i_plen: Default::default(),
-            ok_wa: Default::default(),
-            ok_ms: Default::default(),
-            ok_dl: Default::default(),
-            ok_end: Default::default(),
-            ok_cwa: Default::default(),
+            chk_wa1: Default::default(),
+            chk_wa2: Default::default(),
+            chk_cwa: Default::default(),
+            chk_end: Default::default(),
+            chk_dl: Default::default(),
+            chk_ms: Default::default(),
+            chk_sa: Default::default(),
             e_tr: Default::default(),
             e_ts: Default::default(),
             e_wa: Default::default(),
@@ -422,7 +449,8 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             c_fill_bit: std::array::from_fn(|b| Constant::new((1u64 << b).into())),
             c_oct_sh: std::array::from_fn(|b| Constant::new((8u64 << b).into())),
             c_pm: Constant::new((2 * rw - 1).into()),
-            c_ring_room: Constant::new((rw - 2).into()),
+            c_room1: Constant::new((rw - 3).into()),
+            c_room2: Constant::new((rw - 4).into()),
             c_max_raw: c16(HEADER_LEN + MAX_PAYLOAD),
             c_hw_max: c16(HW_MAX_LEN),
             c_hw_max13: Constant::new((HW_MAX_LEN as u64).into()),
@@ -453,7 +481,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, in_frame, endc, hdr, r_pkt_len, r_plen, r_cont, r_oversize, r_smb1, pec_ok, t_ring, t_slot, wa, wf, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit, clen, c_wa, c_wf, c_end,
-            c_win, mic_c, c_first, ms, slot_busy, dl_pend, dl_bad, dl_fin, dl_chk, dl_slot, dl_next, dl_desc
+            c_win, mic_c, c_first, ms, slot_busy, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, dl_pend, dl_bad, dl_fin, dl_chk, dl_slot, dl_next, dl_desc
         );
         clock!(self, clock, mic_w);
         self.mic_w.reset.next = self.reset.val();
@@ -476,7 +504,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.d_ring_som.next = self.d_som.val() & !(self.ctx_open.q.val() & !self.d_match.val());
         self.d_ring_cont.next = !self.d_som.val() & self.d_match.val();
         // A message delivered in the last judging clock is published in this one: a beat that
-        // chooses its target now sees the free start and the slot as they will be.
+        // chooses its target now writes at the free start as it will be. Whether the input is
+        // ready does not wait for the MIC verdict: it counts the delivery as good (a message
+        // whose MIC fails only holds a beat for the slot, or checks room further on, one clock).
         self.dl_bad_now.next =
             self.dl_bad.q.val() | (self.dl_chk.q.val() & (self.dl_fin.q.val() != self.c_residue.val()));
         self.dl_good.next = self.dl_pend.q.val() & !self.dl_bad_now.val();
@@ -484,7 +514,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         if self.dl_good.val() & !self.dl_slot.q.val() {
             self.ms_f.next = self.dl_next.q.val();
         }
-        self.slot_busy_f.next = self.slot_busy.q.val() | (self.dl_good.val() & self.dl_slot.q.val());
+        self.slot_busy_f.next = self.slot_busy.q.val() | (self.dl_pend.q.val() & self.dl_slot.q.val());
         // Where this beat's payload goes, and the state it continues from. The window comes
         // from one of two places, worked out side by side below: the running window (`wf`,
         // `win`), which is empty on the flags beat (the judging clock emptied it and no beat
@@ -520,27 +550,23 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             }
         }
         // Ready unless judging, or a frame would start with no descriptor free (counting the one
-        // being published), or the ring
-        // lacks room, or the slot's last message is still being read. The room is checked for
-        // each address the beat can write at, from registers, and the target picks one.
-        self.ok_wa.next = ((self.wa.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val();
-        self.ok_ms.next = ((self.ms.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val();
-        self.ok_dl.next = ((self.dl_next.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val();
-        self.ok_end.next = ((self.c_end.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val();
-        self.ok_cwa.next = ((self.c_wa.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_ring_room.val();
-        self.ring_ok.next = !self.t_ring.q.val() | self.ok_wa.val();
+        // being published), or the ring lacks room, or the slot's last message is still being
+        // read. The room flags are registers (`okr_*`), and the target picks one. A delivery
+        // pending to the ring checks room after it (`okr_dl`): that is never less than at the
+        // free start, so a failed MIC only makes it stricter for a clock.
+        self.ring_ok.next = !self.t_ring.q.val() | self.okr_wa.q.val();
         if self.flags_here.val() {
             self.ring_ok.next = true;
             if self.d_ring_cont.val() {
-                self.ring_ok.next = self.ok_cwa.val();
+                self.ring_ok.next = self.okr_cwa.q.val();
             }
             if self.d_ring_som.val() {
-                self.ring_ok.next = self.ok_ms.val();
-                if self.dl_good.val() & !self.dl_slot.q.val() {
-                    self.ring_ok.next = self.ok_dl.val();
+                self.ring_ok.next = self.okr_ms.q.val();
+                if self.dl_pend.q.val() & !self.dl_slot.q.val() {
+                    self.ring_ok.next = self.okr_dl.q.val();
                 }
                 if self.ctx_open.q.val() {
-                    self.ring_ok.next = self.ok_end.val();
+                    self.ring_ok.next = self.okr_end.q.val();
                 }
             }
         }
@@ -624,6 +650,25 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.wr_addr.next = self.wa.q.val();
             self.wr_data.next = self.win.q.val();
         }
+
+        // ---- The ring room flags for the next clock: words in use from `rp` to each address,
+        // against the room less the margin. Each flag follows its address: re-checked where it
+        // stands, or loaded with it from the check of where it comes from.
+        self.chk_wa1.next = ((self.wa.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_room1.val();
+        self.chk_wa2.next = ((self.wa.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_room2.val();
+        self.chk_cwa.next = ((self.c_wa.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_room1.val();
+        self.chk_end.next = ((self.c_end.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_room1.val();
+        self.chk_dl.next = ((self.dl_next.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_room1.val();
+        self.chk_ms.next = ((self.ms.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_room1.val();
+        self.chk_sa.next = ((self.sa.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_room1.val();
+        // The write position moves on by a word at most (`chk_wa1`), except after a flags beat:
+        // the frame's next beat writes where the flags beat's target flag let it in, a word of
+        // room ahead (and if the flags beat waits, it checks its target's flag again).
+        self.okr_wa.d.next = self.chk_wa1.val() | (self.s.tvalid.val() & self.flags_here.val());
+        self.okr_cwa.d.next = self.chk_cwa.val();
+        self.okr_end.d.next = self.chk_end.val();
+        self.okr_dl.d.next = self.chk_dl.val();
+        self.okr_ms.d.next = self.chk_ms.val();
 
         self.i_flen.next = self.info.val().get_bits::<16>(97);
         self.i_pkt.next = self.i_flen.val();
@@ -783,6 +828,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                     self.slot_busy.d.next = true;
                 } else {
                     self.ms.d.next = self.dl_next.q.val();
+                    self.okr_ms.d.next = self.okr_dl.q.val();
                 }
             }
         }
@@ -821,6 +867,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 } else {
                     self.ctx_open.d.next = true;
                     self.ms.d.next = self.sa.q.val();
+                    self.okr_ms.d.next = self.chk_sa.val();
                     self.ctx_src.d.next = self.mh2.val();
                     self.ctx_dst.d.next = self.mh1.val();
                     self.ctx_tag.d.next = self.mh3.val().get_bits::<3>(0);
@@ -829,8 +876,10 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                     self.unit.d.next = self.plen.val();
                     self.clen.d.next = self.plen.val();
                     self.c_wa.d.next = self.wa.q.val();
+                    self.okr_cwa.d.next = self.chk_wa1.val();
                     self.c_wf.d.next = self.wf.q.val();
                     self.c_end.d.next = self.j_next.val();
+                    self.okr_end.d.next = self.chk_wa2.val();
                     self.c_win.d.next = self.win.q.val();
                     self.mic_c.d.next = self.mic_w.q.val();
                     self.c_first.d.next = self.first_w.q.val();
@@ -856,8 +905,10 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.last_seq.d.next = self.j_seq.val();
                 self.clen.d.next = self.cont_len.val();
                 self.c_wa.d.next = self.wa.q.val();
+                self.okr_cwa.d.next = self.chk_wa1.val();
                 self.c_wf.d.next = self.wf.q.val();
                 self.c_end.d.next = self.j_next.val();
+                self.okr_end.d.next = self.chk_wa2.val();
                 self.c_win.d.next = self.win.q.val();
                 self.mic_c.d.next = self.mic_w.q.val();
             }
@@ -870,6 +921,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.dl_chk.d.next = self.cfg.mic.val();
                 self.dl_slot.d.next = self.t_slot.q.val();
                 self.dl_next.d.next = self.j_next.val();
+                self.okr_dl.d.next = self.chk_wa2.val();
                 self.dl_desc.d.next = self.desc_l.val();
             }
         }
@@ -907,6 +959,12 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.c_first.d.next = 0.into();
             self.ms.d.next = 0.into();
             self.slot_busy.d.next = false;
+            // Every address is 0 after reset, and so is `rp`.
+            self.okr_wa.d.next = true;
+            self.okr_cwa.d.next = true;
+            self.okr_end.d.next = true;
+            self.okr_dl.d.next = true;
+            self.okr_ms.d.next = true;
             self.dl_pend.d.next = false;
             self.wr_en.next = false;
             self.push.next = false;
