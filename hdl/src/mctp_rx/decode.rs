@@ -69,6 +69,7 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     hl_next: Signal<Local, Bits<8>>,
     a_next: Signal<Local, Bits<4>>,
     a_hp: Signal<Local, Bits<4>>,
+    n_on: Signal<Local, Bits<4>>,
     room_rest: Signal<Local, Bits<5>>,
     room_w_next: Signal<Local, Bits<4>>,
     lanes: Signal<Local, Bits<K>>,
@@ -87,6 +88,8 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     c_hp_smbus: Constant<Bits<8>>,
     c_pos_max: Constant<Bits<17>>,
     c_pos_high: Constant<Bits<16>>,
+    /// The last position a whole beat moves on from without saturating.
+    c_pos_sat: Constant<Bits<16>>,
     c_max_payload: Constant<Bits<16>>,
     c_one: Constant<Bits<INFO_BITS>>,
 }
@@ -121,6 +124,7 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             hl_next: Default::default(),
             a_next: Default::default(),
             a_hp: Default::default(),
+            n_on: Default::default(),
             room_rest: Default::default(),
             room_w_next: Default::default(),
             n_eff: Default::default(),
@@ -140,6 +144,7 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             c_hp_smbus: Constant::new(((PREFIX_LEN + HEADER_LEN) as u64).into()),
             c_pos_max: Constant::new(0xFFFFu64.into()),
             c_pos_high: Constant::new((0xFFFFu64 & !7).into()),
+            c_pos_sat: Constant::new((0xFFFFu64 - K as u64).into()),
             c_max_payload: Constant::new((MAX_PAYLOAD as u64).into()),
             c_one: Constant::new(1u64.into()),
         }
@@ -244,7 +249,13 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
 
         // The next beat's header octets and room, kept as `min(·, W)` beside the full counts.
         // While the room is 2W or more it stays at least W after this beat; below that it fits
-        // five bits.
+        // five bits. The position and the room carry on only after a beat that is not the
+        // frame's last (the last starts the next frame), so they use that beat's payload count,
+        // `min(W − a, room_w)`, and never wait for `tkeep`.
+        self.n_on.next = self.c_w4.val() - self.a_r.q.val();
+        if self.n_on.val() > self.room_w.q.val() {
+            self.n_on.next = self.room_w.q.val();
+        }
         self.hl_next.next = 0.into();
         if self.hleft.q.val() > self.c_w.val() {
             self.hl_next.next = self.hleft.q.val() - self.c_w.val();
@@ -257,17 +268,20 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
         if self.hp.val() <= self.c_w.val() {
             self.a_hp.next = self.hp.val().get_bits::<4>(0);
         }
-        self.room_rest.next = self.room.q.val().get_bits::<5>(0) - bit_cast::<5, 4>(self.n_eff.val());
+        self.room_rest.next = self.room.q.val().get_bits::<5>(0) - bit_cast::<5, 4>(self.n_on.val());
         self.room_w_next.next = self.c_w4.val();
         if (self.room.q.val() < self.c_2w.val()) & (self.room_rest.val() < self.c_w5.val()) {
             self.room_w_next.next = self.room_rest.val().get_bits::<4>(0);
         }
         if self.accept.val() {
             self.hdr.d.next = self.e_hdr.val();
-            self.pos.d.next = self.pos_n.val();
+            self.pos.d.next = self.pos.q.val() + bit_cast::<16, 8>(self.c_w.val());
+            if self.pos.q.val() > self.c_pos_sat.val() {
+                self.pos.d.next = self.c_pos_max.val().get_bits::<16>(0);
+            }
             self.hleft.d.next = self.hl_next.val();
             self.a_r.d.next = self.a_next.val();
-            self.room.d.next = self.room.q.val() - bit_cast::<16, 4>(self.n_eff.val());
+            self.room.d.next = self.room.q.val() - bit_cast::<16, 4>(self.n_on.val());
             self.room_w.d.next = self.room_w_next.val();
         }
         if (self.accept.val() & self.s.tlast.val()) | self.reset.val() {
