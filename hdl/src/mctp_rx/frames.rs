@@ -136,6 +136,9 @@ pub struct FrameStage<const D: usize, const K: usize> {
     c_first: DFF<Bits<8>>,
     ms: DFF<Bits<14>>,
     slot_busy: DFF<Bit>,
+    /// The message limit, `min(cfg.max_len, HW_MAX_LEN)`, registered (the configuration is
+    /// static).
+    maxl_r: DFF<Bits<16>>,
     // Ring room a clock ahead: each address a beat can write at has a flag, registered from
     // the reader's pointer of the clock before (it only moves on, freeing words), with a margin
     // of one word for the write position's advance. A flag is loaded with its address, from the
@@ -189,6 +192,10 @@ pub struct FrameStage<const D: usize, const K: usize> {
     e_tr: Signal<Local, Bit>,
     e_ts: Signal<Local, Bit>,
     e_wa: Signal<Local, Bits<14>>,
+    /// The word after `e_wa`, from each candidate's own increment, so no carry chain follows
+    /// the target's select.
+    e_wa1: Signal<Local, Bits<14>>,
+    ms_f1: Signal<Local, Bits<14>>,
     from_c: Signal<Local, Bit>,
     e_mic: Signal<Local, Bits<32>>,
     e_first: Signal<Local, Bits<8>>,
@@ -342,6 +349,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             c_first: Default::default(),
             ms: Default::default(),
             slot_busy: Default::default(),
+            maxl_r: Default::default(),
             okr_wa: Default::default(),
             okr_cwa: Default::default(),
             okr_end: Default::default(),
@@ -385,6 +393,8 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             e_tr: Default::default(),
             e_ts: Default::default(),
             e_wa: Default::default(),
+            e_wa1: Default::default(),
+            ms_f1: Default::default(),
             from_c: Default::default(),
             e_mic: Default::default(),
             e_first: Default::default(),
@@ -481,7 +491,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, in_frame, endc, hdr, r_pkt_len, r_plen, r_cont, r_oversize, r_smb1, pec_ok, t_ring, t_slot, wa, wf, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit, clen, c_wa, c_wf, c_end,
-            c_win, mic_c, c_first, ms, slot_busy, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, dl_pend, dl_bad, dl_fin, dl_chk, dl_slot, dl_next, dl_desc
+            c_win, mic_c, c_first, ms, slot_busy, maxl_r, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, dl_pend, dl_bad, dl_fin, dl_chk, dl_slot, dl_next, dl_desc
         );
         clock!(self, clock, mic_w);
         self.mic_w.reset.next = self.reset.val();
@@ -511,8 +521,10 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.dl_bad.q.val() | (self.dl_chk.q.val() & (self.dl_fin.q.val() != self.c_residue.val()));
         self.dl_good.next = self.dl_pend.q.val() & !self.dl_bad_now.val();
         self.ms_f.next = self.ms.q.val();
+        self.ms_f1.next = (self.ms.q.val() + 1) & self.c_pm.val();
         if self.dl_good.val() & !self.dl_slot.q.val() {
             self.ms_f.next = self.dl_next.q.val();
+            self.ms_f1.next = (self.dl_next.q.val() + 1) & self.c_pm.val();
         }
         self.slot_busy_f.next = self.slot_busy.q.val() | (self.dl_pend.q.val() & self.dl_slot.q.val());
         // Where this beat's payload goes, and the state it continues from. The window comes
@@ -530,22 +542,27 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.e_tr.next = self.t_ring.q.val();
         self.e_ts.next = self.t_slot.q.val();
         self.e_wa.next = self.wa.q.val();
+        self.e_wa1.next = (self.wa.q.val() + 1) & self.c_pm.val();
         self.e_first.next = self.first_w.q.val();
         if self.flags_here.val() {
             self.e_tr.next = self.d_ring_som.val() | self.d_ring_cont.val();
             self.e_ts.next = self.d_slot.val();
             if self.d_slot.val() | self.d_ring_som.val() {
                 self.e_wa.next = 0.into();
+                self.e_wa1.next = 1.into();
                 if self.d_ring_som.val() {
                     self.e_wa.next = self.ms_f.val();
+                    self.e_wa1.next = self.ms_f1.val();
                     if self.ctx_open.q.val() {
                         self.e_wa.next = self.c_end.q.val();
+                        self.e_wa1.next = (self.c_end.q.val() + 1) & self.c_pm.val();
                     }
                 }
                 self.e_first.next = 0.into();
             }
             if self.d_ring_cont.val() {
                 self.e_wa.next = self.c_wa.q.val();
+                self.e_wa1.next = (self.c_wa.q.val() + 1) & self.c_pm.val();
                 self.e_first.next = self.c_first.q.val();
             }
         }
@@ -703,7 +720,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.win.d.next = self.lo.val();
                 self.wf.d.next = self.total.val();
                 if self.full.val() {
-                    self.wa.d.next = (self.e_wa.val() + 1) & self.c_pm.val();
+                    self.wa.d.next = self.e_wa1.val();
                     self.win.d.next = self.hi.val();
                     self.wf.d.next = self.total.val() - self.c_w.val();
                 }
@@ -726,10 +743,11 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.mh2.next = self.hdr.q.val().get_bits::<8>(48);
             self.mh3.next = self.hdr.q.val().get_bits::<8>(56);
         }
-        self.maxl.next = bit_cast::<16, 13>(self.cfg.max_len.val());
+        self.maxl_r.d.next = bit_cast::<16, 13>(self.cfg.max_len.val());
         if self.cfg.max_len.val() > self.c_hw_max13.val() {
-            self.maxl.next = self.c_hw_max.val();
+            self.maxl_r.d.next = self.c_hw_max.val();
         }
+        self.maxl.next = self.maxl_r.q.val();
         self.v_oversize.next = self.r_oversize.q.val();
         self.v_smb1.next = self.r_smb1.q.val();
         self.v_pec.next = self.cfg.smbus.val() & !self.pec_ok.q.val();
