@@ -107,13 +107,14 @@ pub struct PacketStage<const D: usize, const K: usize> {
     nhn_r: DFF<Bits<8>>,
     rmn_r: DFF<Bits<8>>,
     restn_r: DFF<Bits<8>>,
-    /// The next beat's payload split, four ways side by side: the packet going on or a new
-    /// one, after a beat of the message (`_b`) or after its first beat (`_i`, from stage A's
-    /// fields); which applies is selected last.
+    /// The next beat's payload split, three ways side by side: the packet going on after a
+    /// beat of the message (`sp_cb`) or after its first beat (`sp_ci`, from stage A's fields),
+    /// or a new packet after a beat of the message (`sp_nb`); which applies is selected last.
+    /// A new packet never follows a message's first beat: a packet that is not the last holds
+    /// an MTU, at least `MIN_MTU` = 64 octets, and a first beat carries at most W − 4.
     sp_cb: BeatSplit,
     sp_nb: BeatSplit,
     sp_ci: BeatSplit,
-    sp_ni: BeatSplit,
     // The gearbox.
     held: DFF<Bits<D>>,
     rd: DFF<Bits<8>>,
@@ -310,7 +311,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             sp_cb: Default::default(),
             sp_nb: Default::default(),
             sp_ci: Default::default(),
-            sp_ni: Default::default(),
             held: Default::default(),
             rd: Default::default(),
             bend: Default::default(),
@@ -696,7 +696,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // The next beat's layout (used when this beat goes out), both candidates side by side:
         // the rest of this packet, or the message's next packet (`npl` octets behind its
         // header); which one is the last select.
-        // Four candidates side by side ([`BeatSplit`]), the idle state and a new packet
+        // Three candidates side by side ([`BeatSplit`]), the idle state and a new packet
         // selecting last.
         self.sp_cb.pl.next = self.pl_r.q.val();
         self.sp_cb.rm.next = self.rmn_r.q.val();
@@ -715,10 +715,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         self.sp_ci.pl.next = self.msg.pl0.val();
         self.sp_ci.rm.next = self.rm_i.val();
         self.sp_ci.smbus.next = self.msg.smbus.val();
-        // (A message's first packet ends in its first beat only without SMBus: room c_room0.)
-        self.sp_ni.pl.next = self.msg.npl0.val();
-        self.sp_ni.rm.next = self.c_room0.val();
-        self.sp_ni.smbus.next = false;
         self.nh_c.next = self.restn_r.q.val();
         if self.restn_r.q.val() > self.c_w.val() {
             self.nh_c.next = self.c_w.val();
@@ -769,13 +765,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.pec_n.next = self.sp_nb.pec.val();
             self.pl_n.next = self.npl.q.val();
             self.pl_nn.next = self.sp_nb.after.val();
-            if self.idle.val() {
-                self.p_n.next = self.sp_ni.p.val();
-                self.pend_n.next = self.sp_ni.pend.val();
-                self.pec_n.next = self.sp_ni.pec.val();
-                self.pl_n.next = self.msg.npl0.val();
-                self.pl_nn.next = self.sp_ni.after.val();
-            }
         }
         // The message's octets after the next packet (after a message's first beat and after
         // a later one side by side, the idle state selecting).
