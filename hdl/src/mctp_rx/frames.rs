@@ -115,6 +115,9 @@ pub struct FrameStage<const D: usize, const K: usize> {
     t_slot: DFF<Bit>,
     wa: DFF<Bits<14>>,
     wf: DFF<Bits<8>>,
+    /// The window's lanes, `wf` as a lane mask (lanes below `wf`), kept beside it so that the
+    /// judging clock's partial MIC step starts from a register.
+    wf_keep_r: DFF<Bits<K>>,
     win: DFF<Bits<D>>,
     first_w: DFF<Bits<8>>,
     sa: DFF<Bits<14>>,
@@ -243,7 +246,8 @@ pub struct FrameStage<const D: usize, const K: usize> {
     cont_len: Signal<Local, Bits<16>>,
     deliver: Signal<Local, Bit>,
     j_len: Signal<Local, Bits<16>>,
-    wf_keep: Signal<Local, Bits<K>>,
+    keep_lo: Signal<Local, Bits<K>>,
+    keep_hi: Signal<Local, Bits<K>>,
     mic_bad: Signal<Local, Bit>,
     j_next: Signal<Local, Bits<14>>,
     j_start: Signal<Local, Bits<14>>,
@@ -252,6 +256,8 @@ pub struct FrameStage<const D: usize, const K: usize> {
     unused_nxt: Signal<Local, Bits<32>>,
     // Constants.
     c_lane: [Constant<Bits<8>>; K],
+    /// `W + lane`: a lane is below `total − W` when `W + lane < total`.
+    c_lane_w: [Constant<Bits<8>>; K],
     c_bit: [Constant<Bits<K>>; K],
     c_byte_mask: [Constant<Bits<D>>; K],
     c_w: Constant<Bits<8>>,
@@ -330,6 +336,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             t_slot: Default::default(),
             wa: Default::default(),
             wf: Default::default(),
+            wf_keep_r: Default::default(),
             win: Default::default(),
             first_w: Default::default(),
             sa: Default::default(),
@@ -441,7 +448,8 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             cont_len: Default::default(),
             deliver: Default::default(),
             j_len: Default::default(),
-            wf_keep: Default::default(),
+            keep_lo: Default::default(),
+            keep_hi: Default::default(),
             mic_bad: Default::default(),
             j_next: Default::default(),
             j_start: Default::default(),
@@ -449,6 +457,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             desc_l: Default::default(),
             unused_nxt: Default::default(),
             c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
+            c_lane_w: std::array::from_fn(|i| Constant::new(((K + i) as u64).into())),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             c_byte_mask: std::array::from_fn(|i| Constant::new(crate::bits::bytes_to_bits::<D>(&{
                 let mut m = vec![0u8; K];
@@ -490,7 +499,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, in_frame, endc, hdr, r_pkt_len, r_plen, r_cont, r_oversize, r_smb1, pec_ok, t_ring, t_slot, wa, wf, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit, clen, c_wa, c_wf, c_end,
+            self, clock, in_frame, endc, hdr, r_pkt_len, r_plen, r_cont, r_oversize, r_smb1, pec_ok, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit, clen, c_wa, c_wf, c_end,
             c_win, mic_c, c_first, ms, slot_busy, maxl_r, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, dl_pend, dl_bad, dl_fin, dl_chk, dl_slot, dl_next, dl_desc
         );
         clock!(self, clock, mic_w);
@@ -643,6 +652,18 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.total.next = self.total_com.val();
             self.full.next = self.full_com.val();
         }
+        // The window's lanes after this beat, for `wf_keep_r`: below `total`, or below
+        // `total − W` when a word is written.
+        self.keep_lo.next = 0.into();
+        self.keep_hi.next = 0.into();
+        for i in 0..K {
+            if self.c_lane[i].val() < self.total.val() {
+                self.keep_lo.next = self.keep_lo.val() | self.c_bit[i].val();
+            }
+            if self.c_lane_w[i].val() < self.total.val() {
+                self.keep_hi.next = self.keep_hi.val() | self.c_bit[i].val();
+            }
+        }
         // The MIC register takes the written word (not full: its state unchanged) with every
         // beat that has a target, each window's step computed apart and `from_c` selecting.
         self.mic_w.state_in.next = self.e_mic.val();
@@ -719,10 +740,12 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.wa.d.next = self.e_wa.val();
                 self.win.d.next = self.lo.val();
                 self.wf.d.next = self.total.val();
+                self.wf_keep_r.d.next = self.keep_lo.val();
                 if self.full.val() {
                     self.wa.d.next = self.e_wa1.val();
                     self.win.d.next = self.hi.val();
                     self.wf.d.next = self.total.val() - self.c_w.val();
+                    self.wf_keep_r.d.next = self.keep_hi.val();
                 }
                 self.first_w.d.next = self.e_first.val();
                 if self.d_som.val() & self.info.val().get_bit(114) {
@@ -773,15 +796,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         }
         // The MIC residue over the message and its MIC: the committed CRC and the last,
         // partial word.
-        self.wf_keep.next = 0.into();
-        for i in 0..K {
-            if self.c_lane[i].val() < self.wf.q.val() {
-                self.wf_keep.next = self.wf_keep.val() | self.c_bit[i].val();
-            }
-        }
         self.fin_step.state.next = self.mic_w.q.val();
         self.fin_step.data.next = self.win.q.val();
-        self.fin_step.keep.next = self.wf_keep.val();
+        self.fin_step.keep.next = self.wf_keep_r.q.val();
         self.unused_nxt.next = self.fin_step.nxt.val();
         // (The residue compare itself is made in the next clock, from `dl_fin`.)
         self.mic_bad.next = self.cfg.mic.val()
@@ -858,6 +875,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.t_ring.d.next = false;
             self.t_slot.d.next = false;
             self.wf.d.next = 0.into();
+            self.wf_keep_r.d.next = 0.into();
             self.win.d.next = 0.into();
             if self.v_oversize.val() {
                 self.bump.oversize.next = true;
@@ -958,6 +976,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.t_slot.d.next = false;
             self.wa.d.next = 0.into();
             self.wf.d.next = 0.into();
+            self.wf_keep_r.d.next = 0.into();
             self.win.d.next = 0.into();
             self.first_w.d.next = 0.into();
             self.sa.d.next = 0.into();
