@@ -195,10 +195,6 @@ pub struct FrameStage<const D: usize, const K: usize> {
     e_tr: Signal<Local, Bit>,
     e_ts: Signal<Local, Bit>,
     e_wa: Signal<Local, Bits<14>>,
-    /// The word after `e_wa`, from each candidate's own increment, so no carry chain follows
-    /// the target's select.
-    e_wa1: Signal<Local, Bits<14>>,
-    ms_f1: Signal<Local, Bits<14>>,
     from_c: Signal<Local, Bit>,
     e_mic: Signal<Local, Bits<32>>,
     e_first: Signal<Local, Bits<8>>,
@@ -400,8 +396,6 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             e_tr: Default::default(),
             e_ts: Default::default(),
             e_wa: Default::default(),
-            e_wa1: Default::default(),
-            ms_f1: Default::default(),
             from_c: Default::default(),
             e_mic: Default::default(),
             e_first: Default::default(),
@@ -530,10 +524,8 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.dl_bad.q.val() | (self.dl_chk.q.val() & (self.dl_fin.q.val() != self.c_residue.val()));
         self.dl_good.next = self.dl_pend.q.val() & !self.dl_bad_now.val();
         self.ms_f.next = self.ms.q.val();
-        self.ms_f1.next = (self.ms.q.val() + 1) & self.c_pm.val();
         if self.dl_good.val() & !self.dl_slot.q.val() {
             self.ms_f.next = self.dl_next.q.val();
-            self.ms_f1.next = (self.dl_next.q.val() + 1) & self.c_pm.val();
         }
         self.slot_busy_f.next = self.slot_busy.q.val() | (self.dl_pend.q.val() & self.dl_slot.q.val());
         // Where this beat's payload goes, and the state it continues from. The window comes
@@ -551,27 +543,22 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.e_tr.next = self.t_ring.q.val();
         self.e_ts.next = self.t_slot.q.val();
         self.e_wa.next = self.wa.q.val();
-        self.e_wa1.next = (self.wa.q.val() + 1) & self.c_pm.val();
         self.e_first.next = self.first_w.q.val();
         if self.flags_here.val() {
             self.e_tr.next = self.d_ring_som.val() | self.d_ring_cont.val();
             self.e_ts.next = self.d_slot.val();
             if self.d_slot.val() | self.d_ring_som.val() {
                 self.e_wa.next = 0.into();
-                self.e_wa1.next = 1.into();
                 if self.d_ring_som.val() {
                     self.e_wa.next = self.ms_f.val();
-                    self.e_wa1.next = self.ms_f1.val();
                     if self.ctx_open.q.val() {
                         self.e_wa.next = self.c_end.q.val();
-                        self.e_wa1.next = (self.c_end.q.val() + 1) & self.c_pm.val();
                     }
                 }
                 self.e_first.next = 0.into();
             }
             if self.d_ring_cont.val() {
                 self.e_wa.next = self.c_wa.q.val();
-                self.e_wa1.next = (self.c_wa.q.val() + 1) & self.c_pm.val();
                 self.e_first.next = self.c_first.q.val();
             }
         }
@@ -742,7 +729,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.wf.d.next = self.total.val();
                 self.wf_keep_r.d.next = self.keep_lo.val();
                 if self.full.val() {
-                    self.wa.d.next = self.e_wa1.val();
+                    self.wa.d.next = (self.e_wa.val() + 1) & self.c_pm.val();
                     self.win.d.next = self.hi.val();
                     self.wf.d.next = self.total.val() - self.c_w.val();
                     self.wf_keep_r.d.next = self.keep_hi.val();
