@@ -195,6 +195,12 @@ pub struct FrameStage<const D: usize, const K: usize> {
     e_tr: Signal<Local, Bit>,
     e_ts: Signal<Local, Bit>,
     e_wa: Signal<Local, Bits<14>>,
+    /// Where a full word of this beat goes: the running or the committed position. A beat that
+    /// starts at a new address (the free start, the committed end, the slot) is a flags beat
+    /// with an empty window, and its flags octet takes a lane, so it fills no word: neither the
+    /// write address nor the increment waits for the new address (nor for the MIC verdict
+    /// that picks the free start).
+    e_wa_w: Signal<Local, Bits<14>>,
     from_c: Signal<Local, Bit>,
     e_mic: Signal<Local, Bits<32>>,
     e_first: Signal<Local, Bits<8>>,
@@ -396,6 +402,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             e_tr: Default::default(),
             e_ts: Default::default(),
             e_wa: Default::default(),
+            e_wa_w: Default::default(),
             from_c: Default::default(),
             e_mic: Default::default(),
             e_first: Default::default(),
@@ -667,7 +674,11 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.beat_we.next = self.take.val() & (self.e_tr.val() | self.e_ts.val()) & self.full.val();
         self.wr_en.next = self.beat_we.val();
         self.wr_slot.next = self.e_ts.val();
-        self.wr_addr.next = self.e_wa.val();
+        self.e_wa_w.next = self.wa.q.val();
+        if self.from_c.val() {
+            self.e_wa_w.next = self.c_wa.q.val();
+        }
+        self.wr_addr.next = self.e_wa_w.val();
         self.wr_data.next = self.lo.val();
         if self.endc.q.val() {
             self.wr_en.next = (self.t_ring.q.val() | self.t_slot.q.val()) & (self.wf.q.val() != 0);
@@ -729,7 +740,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.wf.d.next = self.total.val();
                 self.wf_keep_r.d.next = self.keep_lo.val();
                 if self.full.val() {
-                    self.wa.d.next = (self.e_wa.val() + 1) & self.c_pm.val();
+                    self.wa.d.next = (self.e_wa_w.val() + 1) & self.c_pm.val();
                     self.win.d.next = self.hi.val();
                     self.wf.d.next = self.total.val() - self.c_w.val();
                     self.wf_keep_r.d.next = self.keep_hi.val();
