@@ -2,8 +2,10 @@
 //! (LUT RAM) with first-word-fall-through reads. rust-hdl's own `SynchronousFIFO` has the same
 //! structure but no reset, and the block's reset must forget queued messages, so the pointers
 //! are kept here. A pushed entry is visible to `pop` two clocks later (the write pointer is seen
-//! through a register, so the RAM is never read in the clock it is written); `full` counts it at
-//! once.
+//! through a register, so the RAM is never read in the clock it is written); `full` and `afull`
+//! count it at once. Both are registers loaded from the pointers' next values, so the frame
+//! stage's `s.tready` starts from a flip-flop here rather than from a pointer compare (MCTP RX
+//! W = 1's critical path was `wp` → `full` → ready → the input skid).
 
 use rust_hdl::prelude::*;
 
@@ -32,6 +34,9 @@ pub struct DescQueue<const W: usize> {
     wp_seen: DFF<Bits<5>>,
     rp: DFF<Bits<5>>,
     rp_n: Signal<Local, Bits<5>>,
+    wp_n: Signal<Local, Bits<5>>,
+    full_r: DFF<Bit>,
+    afull_r: DFF<Bit>,
     has: Signal<Local, Bit>,
     c_wrap: Constant<Bits<5>>,
     c_afull: Constant<Bits<5>>,
@@ -54,6 +59,9 @@ impl<const W: usize> Default for DescQueue<W> {
             wp_seen: Default::default(),
             rp: Default::default(),
             rp_n: Default::default(),
+            wp_n: Default::default(),
+            full_r: Default::default(),
+            afull_r: Default::default(),
             has: Default::default(),
             // The pointers' wrap bit: full when they differ in it alone.
             c_wrap: Constant::new(((1u64 << ADDRESS_BITS) as u64).into()),
@@ -65,18 +73,20 @@ impl<const W: usize> Default for DescQueue<W> {
 impl<const W: usize> Logic for DescQueue<W> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wp, wp_seen, rp);
+        dff_setup!(self, clock, wp, wp_seen, rp, full_r, afull_r);
         self.ram.write_clock.next = self.clock.val();
         self.ram.read_clock.next = self.clock.val();
         self.empty.next = self.rp.q.val() == self.wp_seen.q.val();
-        self.full.next = (self.wp.q.val() ^ self.rp.q.val()) == self.c_wrap.val();
-        self.afull.next = (self.wp.q.val() - self.rp.q.val()) >= self.c_afull.val();
+        self.full.next = self.full_r.q.val();
+        self.afull.next = self.afull_r.q.val();
         self.ram.write_address.next = self.wp.q.val().get_bits::<ADDRESS_BITS>(0);
         self.ram.write_data.next = self.din.val();
         self.ram.write_enable.next = self.push.val();
+        self.wp_n.next = self.wp.q.val();
         if self.push.val() {
-            self.wp.d.next = self.wp.q.val() + 1;
+            self.wp_n.next = self.wp.q.val() + 1;
         }
+        self.wp.d.next = self.wp_n.val();
         self.wp_seen.d.next = self.wp.q.val();
         self.rp_n.next = self.rp.q.val();
         // (Not `empty` itself: a statement reading `pop` must not share a variable with the one
@@ -86,6 +96,9 @@ impl<const W: usize> Logic for DescQueue<W> {
             self.rp_n.next = self.rp.q.val() + 1;
         }
         self.rp.d.next = self.rp_n.val();
+        // Full (16 entries) and at most one free, as the pointers will be after this clock.
+        self.full_r.d.next = (self.wp_n.val() ^ self.rp_n.val()) == self.c_wrap.val();
+        self.afull_r.d.next = (self.wp_n.val() - self.rp_n.val()) >= self.c_afull.val();
         // The head after this clock, read at its edge.
         self.ram.read_address.next = self.rp_n.val().get_bits::<ADDRESS_BITS>(0);
         self.dout.next = self.ram.read_data.val();
@@ -93,6 +106,8 @@ impl<const W: usize> Logic for DescQueue<W> {
             self.wp.d.next = 0.into();
             self.wp_seen.d.next = 0.into();
             self.rp.d.next = 0.into();
+            self.full_r.d.next = false;
+            self.afull_r.d.next = false;
         }
     }
 }
