@@ -38,11 +38,13 @@
 //!    context keeps its write position, window and CRC) or forgets it (the next packet starts
 //!    from the last committed state, so nothing needs erasing). A completed message whose MIC
 //!    checks (the CRC-32C residue over message and MIC) gets a descriptor; one that fails is
-//!    counted and its space reused. The MIC is split over two clocks: the judging clock
-//!    registers the last partial word's CRC-32C step (its longest path), and the residue
-//!    compare, the descriptor, the counter and the free start follow in the next clock; a
-//!    beat choosing its target in that clock sees them forwarded (`ms_f`, `slot_busy_f`, and
-//!    `q_afull` for the queue).
+//!    counted and its space reused. The length compares (payload against the baseline MTU,
+//!    the unit and the limit, the continued length against the limit) are made with the last
+//!    beat, so the judging clock starts its checks from registered verdicts. The MIC is split
+//!    over two clocks: the judging clock registers the last partial word's CRC-32C step (its
+//!    longest path), and the residue compare, the descriptor, the counter and the free start
+//!    follow in the next clock; a beat choosing its target in that clock sees them forwarded
+//!    (`ms_f`, `slot_busy_f`, and `q_afull` for the queue).
 //!
 //! `s.tready` is chosen from registers and the key match only: the ring's room for each
 //! address a beat can write at is a flag registered a clock ahead (`okr_*`, with a word of
@@ -108,6 +110,16 @@ pub struct FrameStage<const D: usize, const K: usize> {
     r_pkt_len: DFF<Bits<16>>,
     r_plen: DFF<Bits<16>>,
     r_cont: DFF<Bits<16>>,
+    /// The judging clock's length compares, made with the frame's last beat: the payload
+    /// length against the baseline MTU, the message limit and the context's unit, and the
+    /// continued length against the limit. `unit`, `clen` and the limit do not change between
+    /// a frame's last beat and its judging clock (only a judging clock writes them, and the
+    /// input is not ready in one), so these are the compares the judging clock made itself.
+    r_lt_base: DFF<Bit>,
+    r_gt_maxl: DFF<Bit>,
+    r_ne_unit: DFF<Bit>,
+    r_gt_unit: DFF<Bit>,
+    r_cont_gt: DFF<Bit>,
     r_oversize: DFF<Bit>,
     r_smb1: DFF<Bit>,
     pec_ok: DFF<Bit>,
@@ -233,7 +245,6 @@ pub struct FrameStage<const D: usize, const K: usize> {
     mh2: Signal<Local, Bits<8>>,
     mh3: Signal<Local, Bits<8>>,
     pkt_len: Signal<Local, Bits<16>>,
-    maxl: Signal<Local, Bits<16>>,
     v_oversize: Signal<Local, Bit>,
     v_smb1: Signal<Local, Bit>,
     v_pec: Signal<Local, Bit>,
@@ -331,6 +342,11 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             r_pkt_len: Default::default(),
             r_plen: Default::default(),
             r_cont: Default::default(),
+            r_lt_base: Default::default(),
+            r_gt_maxl: Default::default(),
+            r_ne_unit: Default::default(),
+            r_gt_unit: Default::default(),
+            r_cont_gt: Default::default(),
             r_oversize: Default::default(),
             r_smb1: Default::default(),
             pec_ok: Default::default(),
@@ -434,7 +450,6 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             mh2: Default::default(),
             mh3: Default::default(),
             pkt_len: Default::default(),
-            maxl: Default::default(),
             v_oversize: Default::default(),
             v_smb1: Default::default(),
             v_pec: Default::default(),
@@ -500,7 +515,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, in_frame, endc, hdr, r_pkt_len, r_plen, r_cont, r_oversize, r_smb1, pec_ok, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit, clen, c_wa, c_wf, c_end,
+            self, clock, in_frame, endc, hdr, r_pkt_len, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, pec_ok, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit, clen, c_wa, c_wf, c_end,
             c_win, mic_c, c_first, ms, slot_busy, maxl_r, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, dl_pend, dl_bad, dl_fin, dl_chk, dl_slot, dl_next, dl_desc
         );
         clock!(self, clock, mic_w);
@@ -720,6 +735,11 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.r_pkt_len.d.next = self.i_pkt.val();
                 self.r_plen.d.next = self.i_plen.val();
                 self.r_cont.d.next = self.clen.q.val() + self.i_plen.val();
+                self.r_lt_base.d.next = self.i_plen.val() < self.c_baseline.val();
+                self.r_gt_maxl.d.next = self.i_plen.val() > self.maxl_r.q.val();
+                self.r_ne_unit.d.next = self.i_plen.val() != self.unit.q.val();
+                self.r_gt_unit.d.next = self.i_plen.val() > self.unit.q.val();
+                self.r_cont_gt.d.next = (self.clen.q.val() + self.i_plen.val()) > self.maxl_r.q.val();
                 self.r_oversize.d.next = !self.cfg.smbus.val() & (self.i_flen.val() > self.c_max_raw.val());
                 self.r_smb1.d.next = self.cfg.smbus.val()
                     & ((self.i_flen.val() < self.c_smbus_overhead.val())
@@ -768,7 +788,6 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         if self.cfg.max_len.val() > self.c_hw_max13.val() {
             self.maxl_r.d.next = self.c_hw_max.val();
         }
-        self.maxl.next = self.maxl_r.q.val();
         self.v_oversize.next = self.r_oversize.q.val();
         self.v_smb1.next = self.r_smb1.q.val();
         self.v_pec.next = self.cfg.smbus.val() & !self.pec_ok.q.val();
@@ -890,9 +909,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                     self.bump.restarted.next = true;
                     self.ctx_open.d.next = false;
                 }
-                if self.cfg.strict.val() & !self.j_eom.val() & (self.plen.val() < self.c_baseline.val()) {
+                if self.cfg.strict.val() & !self.j_eom.val() & self.r_lt_base.q.val() {
                     self.bump.bad_unit_size.next = true;
-                } else if self.plen.val() > self.maxl.val() {
+                } else if self.r_gt_maxl.q.val() {
                     self.bump.too_long.next = true;
                 } else if self.j_eom.val() {
                     self.deliver.next = true;
@@ -924,12 +943,11 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.bump.bad_sequence.next = true;
                 self.ctx_open.d.next = false;
             } else if self.cfg.strict.val()
-                & ((!self.j_eom.val() & (self.plen.val() != self.unit.q.val()))
-                    | (self.j_eom.val() & (self.plen.val() > self.unit.q.val())))
+                & ((!self.j_eom.val() & self.r_ne_unit.q.val()) | (self.j_eom.val() & self.r_gt_unit.q.val()))
             {
                 self.bump.bad_unit_size.next = true;
                 self.ctx_open.d.next = false;
-            } else if self.cont_len.val() > self.maxl.val() {
+            } else if self.r_cont_gt.q.val() {
                 self.bump.too_long.next = true;
                 self.ctx_open.d.next = false;
             } else if self.j_eom.val() {
@@ -966,6 +984,11 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.r_pkt_len.d.next = 0.into();
             self.r_plen.d.next = 0.into();
             self.r_cont.d.next = 0.into();
+            self.r_lt_base.d.next = false;
+            self.r_gt_maxl.d.next = false;
+            self.r_ne_unit.d.next = false;
+            self.r_gt_unit.d.next = false;
+            self.r_cont_gt.d.next = false;
             self.r_oversize.d.next = false;
             self.r_smb1.d.next = false;
             self.hdr.d.next = 0.into();
