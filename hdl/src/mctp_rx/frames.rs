@@ -15,7 +15,7 @@
 //! 1. **Ingest.** Frames arrive one per packet (raw MCTP packets, or SMBus frames with
 //!    `cfg.smbus`), already decoded by [`super::decode::BeatDecoder`] a clock earlier: each
 //!    beat's payload in lanes 0.. (`tkeep`), and on `info` the frame octets 0..8 so far (the
-//!    SMBus prefix and the MCTP header, kept in `hdr` for the judging clock), the header's
+//!    SMBus prefix and the MCTP header, judged as the last beat is taken), the header's
 //!    octets 1..3, whether the beat holds the flags octet, the payload count, the frame length
 //!    and the PEC verdict. Nothing here depends on the beat's position any more.
 //! 2. **Target.** In the beat holding the flags octet the packet's destination is chosen from
@@ -38,13 +38,14 @@
 //!    context keeps its write position, window and CRC) or forgets it (the next packet starts
 //!    from the last committed state, so nothing needs erasing). A completed message whose MIC
 //!    checks (the CRC-32C residue over message and MIC) gets a descriptor; one that fails is
-//!    counted and its space reused. The length compares (payload against the baseline MTU,
-//!    the unit and the limit, the continued length against the limit) are made with the last
-//!    beat, so the judging clock starts its checks from registered verdicts. The MIC is split
-//!    over two clocks: the judging clock registers the last partial word's CRC-32C step (its
-//!    longest path), and the residue compare, the descriptor, the counter and the free start
-//!    follow in the next clock; a beat choosing its target in that clock sees them forwarded
-//!    (`ms_f`, `slot_busy_f`, and `q_afull` for the queue).
+//!    counted and its space reused. Every check but the MIC's is made as the last beat is
+//!    taken (the length compares against the baseline MTU, the unit and the limit; SMBus,
+//!    PEC, version, the open key's match, the sequence number), so the judging clock starts
+//!    from registered verdicts and only orders them. The MIC is split over two clocks: the
+//!    judging clock registers the last partial word's CRC-32C step, and the residue compare,
+//!    the descriptor, the counter and the free start follow in the next clock; a beat
+//!    choosing its target in that clock sees them forwarded (`ms_f`, `slot_busy_f`, and
+//!    `q_afull` for the queue).
 //!
 //! `s.tready` is chosen from registers and the key match only: the ring's room for each
 //! address a beat can write at is a flag registered a clock ahead (`okr_*`, with a word of
@@ -103,18 +104,22 @@ pub struct FrameStage<const D: usize, const K: usize> {
     // Ingest.
     in_frame: DFF<Bit>,
     endc: DFF<Bit>,
-    hdr: DFF<Bits<64>>,
-    // The packet's lengths and length verdicts, worked out as its last beat is taken so that
-    // the judging clock starts from them: MCTP packet length, payload length, the open
-    // message's length with it, raw frame oversize, SMBus byte count wrong.
-    r_pkt_len: DFF<Bits<16>>,
+    /// The MCTP header's four octets (after the SMBus prefix when `cfg.smbus`), taken with
+    /// the frame's last beat.
+    mh_r: DFF<Bits<32>>,
+    // The packet's lengths and verdicts, worked out as its last beat is taken so that the
+    // judging clock starts from them: payload length, the open message's length with it, raw
+    // frame oversize, SMBus byte count wrong, PEC wrong, SMBus prefix wrong, malformed, the
+    // open key's match and a sequence number other than the next. The context (`ctx_*`,
+    // `last_seq`) does not change between a frame's last beat and its judging clock either.
     r_plen: DFF<Bits<16>>,
     r_cont: DFF<Bits<16>>,
     /// The judging clock's length compares, made with the frame's last beat: the payload
     /// length against the baseline MTU, the message limit and the context's unit, and the
     /// continued length against the limit. `unit`, `clen` and the limit do not change between
-    /// a frame's last beat and its judging clock (only a judging clock writes them, and the
-    /// input is not ready in one), so these are the compares the judging clock made itself.
+    /// a frame's last beat and its judging clock (a judging clock alone writes `unit` and
+    /// `clen`, and the input is not ready in one; the limit is static configuration), so these
+    /// are the compares the judging clock made itself.
     r_lt_base: DFF<Bit>,
     r_gt_maxl: DFF<Bit>,
     r_ne_unit: DFF<Bit>,
@@ -122,7 +127,11 @@ pub struct FrameStage<const D: usize, const K: usize> {
     r_cont_gt: DFF<Bit>,
     r_oversize: DFF<Bit>,
     r_smb1: DFF<Bit>,
-    pec_ok: DFF<Bit>,
+    r_pec_bad: DFF<Bit>,
+    r_smb2: DFF<Bit>,
+    r_malf: DFF<Bit>,
+    r_match: DFF<Bit>,
+    r_seq_bad: DFF<Bit>,
     t_ring: DFF<Bit>,
     t_slot: DFF<Bit>,
     wa: DFF<Bits<14>>,
@@ -180,6 +189,7 @@ pub struct FrameStage<const D: usize, const K: usize> {
     fin_step: CrcStep<D, K, 32>,
     // Ingest, this clock.
     e_hdr: Signal<Local, Bits<64>>,
+    e_mh: Signal<Local, Bits<32>>,
     em1: Signal<Local, Bits<8>>,
     em2: Signal<Local, Bits<8>>,
     em3: Signal<Local, Bits<8>>,
@@ -240,11 +250,9 @@ pub struct FrameStage<const D: usize, const K: usize> {
     full: Signal<Local, Bit>,
     beat_we: Signal<Local, Bit>,
     // Judging, this clock.
-    mh0: Signal<Local, Bits<8>>,
     mh1: Signal<Local, Bits<8>>,
     mh2: Signal<Local, Bits<8>>,
     mh3: Signal<Local, Bits<8>>,
-    pkt_len: Signal<Local, Bits<16>>,
     v_oversize: Signal<Local, Bit>,
     v_smb1: Signal<Local, Bit>,
     v_pec: Signal<Local, Bit>,
@@ -255,7 +263,6 @@ pub struct FrameStage<const D: usize, const K: usize> {
     j_eom: Signal<Local, Bit>,
     j_seq: Signal<Local, Bits<2>>,
     j_match: Signal<Local, Bit>,
-    seq_exp: Signal<Local, Bits<2>>,
     cont_len: Signal<Local, Bits<16>>,
     deliver: Signal<Local, Bit>,
     j_len: Signal<Local, Bits<16>>,
@@ -311,7 +318,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
         assert_eq!(K / 2 - K / 8, K.trailing_zeros() as usize, "the fill barrels' stage count");
         // The flags octet is read as {SOM, EOM, seq[1:0], TO, tag[2:0]}.
         assert_eq!((SOM_BIT, EOM_BIT, SEQ_SHIFT, TO_BIT, HEADER_LEN), (7, 6, 4, 3, 4), "MCTP header layout changed");
-        assert!(PREFIX_LEN + HEADER_LEN <= 8, "the SMBus prefix and MCTP header fit hdr");
+        assert!(PREFIX_LEN + HEADER_LEN <= 8, "the SMBus prefix and MCTP header fit info's 8 header octets");
         let fin_step = CrcStep::<D, K, 32>::new(CrcKind::Crc32c);
         // CRC-32C of any message followed by its own MIC, finished: the catalogue's residue
         // (the register) through the final XOR (CRC-32C is reflected: no reversal).
@@ -338,8 +345,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             bump: Default::default(),
             in_frame: Default::default(),
             endc: Default::default(),
-            hdr: Default::default(),
-            r_pkt_len: Default::default(),
+            mh_r: Default::default(),
             r_plen: Default::default(),
             r_cont: Default::default(),
             r_lt_base: Default::default(),
@@ -349,7 +355,11 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             r_cont_gt: Default::default(),
             r_oversize: Default::default(),
             r_smb1: Default::default(),
-            pec_ok: Default::default(),
+            r_pec_bad: Default::default(),
+            r_smb2: Default::default(),
+            r_malf: Default::default(),
+            r_match: Default::default(),
+            r_seq_bad: Default::default(),
             t_ring: Default::default(),
             t_slot: Default::default(),
             wa: Default::default(),
@@ -391,6 +401,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             fin_step,
             mic_w: Default::default(),
             e_hdr: Default::default(),
+            e_mh: Default::default(),
             em1: Default::default(),
             em2: Default::default(),
             em3: Default::default(),
@@ -445,11 +456,9 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             total: Default::default(),
             full: Default::default(),
             beat_we: Default::default(),
-            mh0: Default::default(),
             mh1: Default::default(),
             mh2: Default::default(),
             mh3: Default::default(),
-            pkt_len: Default::default(),
             v_oversize: Default::default(),
             v_smb1: Default::default(),
             v_pec: Default::default(),
@@ -460,7 +469,6 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             j_eom: Default::default(),
             j_seq: Default::default(),
             j_match: Default::default(),
-            seq_exp: Default::default(),
             cont_len: Default::default(),
             deliver: Default::default(),
             j_len: Default::default(),
@@ -515,7 +523,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, in_frame, endc, hdr, r_pkt_len, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, pec_ok, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit, clen, c_wa, c_wf, c_end,
+            self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit, clen, c_wa, c_wf, c_end,
             c_win, mic_c, c_first, ms, slot_busy, maxl_r, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, dl_pend, dl_bad, dl_fin, dl_chk, dl_slot, dl_next, dl_desc
         );
         clock!(self, clock, mic_w);
@@ -728,11 +736,14 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         }
         self.i_plen.next = self.i_pkt.val() - self.c_header_len.val();
 
+        self.e_mh.next = self.e_hdr.val().get_bits::<32>(0);
+        if self.cfg.smbus.val() {
+            self.e_mh.next = self.e_hdr.val().get_bits::<32>(32);
+        }
         if self.take.val() {
-            self.hdr.d.next = self.e_hdr.val();
             self.in_frame.d.next = true;
             if self.s.tlast.val() {
-                self.r_pkt_len.d.next = self.i_pkt.val();
+                self.mh_r.d.next = self.e_mh.val();
                 self.r_plen.d.next = self.i_plen.val();
                 self.r_cont.d.next = self.clen.q.val() + self.i_plen.val();
                 self.r_lt_base.d.next = self.i_plen.val() < self.c_baseline.val();
@@ -745,7 +756,19 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                     & ((self.i_flen.val() < self.c_smbus_overhead.val())
                         | ((self.i_flen.val() - self.c_smbus_count_off.val())
                             != bit_cast::<16, 8>(self.e_hdr.val().get_bits::<8>(16))));
-                self.pec_ok.d.next = self.info.val().get_bit(113);
+                self.r_pec_bad.d.next = self.cfg.smbus.val() & !self.info.val().get_bit(113);
+                self.r_smb2.d.next = self.cfg.smbus.val()
+                    & ((self.e_hdr.val().get_bits::<8>(8) != self.c_command.val())
+                        | self.e_hdr.val().get_bit(0)
+                        | !self.e_hdr.val().get_bit(24));
+                self.r_malf.d.next = (self.i_pkt.val() <= self.c_header_len.val())
+                    | (self.e_mh.val().get_bits::<8>(0) != self.c_version.val());
+                self.r_match.d.next = self.ctx_open.q.val()
+                    & (self.e_mh.val().get_bits::<8>(8) == self.ctx_dst.q.val())
+                    & (self.e_mh.val().get_bits::<8>(16) == self.ctx_src.q.val())
+                    & (self.e_mh.val().get_bits::<3>(24) == self.ctx_tag.q.val())
+                    & (((self.e_mh.val().get_bits::<8>(24) & self.c_to.val()) != 0) == self.ctx_to.q.val());
+                self.r_seq_bad.d.next = self.e_mh.val().get_bits::<2>(28) != (self.last_seq.q.val() + 1);
                 self.endc.d.next = true;
                 self.in_frame.d.next = false;
             }
@@ -773,39 +796,23 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         }
 
         // ---- Judging clock: the software's checks in the software's order. ----
-        self.mh0.next = self.hdr.q.val().get_bits::<8>(0);
-        self.mh1.next = self.hdr.q.val().get_bits::<8>(8);
-        self.mh2.next = self.hdr.q.val().get_bits::<8>(16);
-        self.mh3.next = self.hdr.q.val().get_bits::<8>(24);
-        self.pkt_len.next = self.r_pkt_len.q.val();
-        if self.cfg.smbus.val() {
-            self.mh0.next = self.hdr.q.val().get_bits::<8>(32);
-            self.mh1.next = self.hdr.q.val().get_bits::<8>(40);
-            self.mh2.next = self.hdr.q.val().get_bits::<8>(48);
-            self.mh3.next = self.hdr.q.val().get_bits::<8>(56);
-        }
+        self.mh1.next = self.mh_r.q.val().get_bits::<8>(8);
+        self.mh2.next = self.mh_r.q.val().get_bits::<8>(16);
+        self.mh3.next = self.mh_r.q.val().get_bits::<8>(24);
         self.maxl_r.d.next = bit_cast::<16, 13>(self.cfg.max_len.val());
         if self.cfg.max_len.val() > self.c_hw_max13.val() {
             self.maxl_r.d.next = self.c_hw_max.val();
         }
         self.v_oversize.next = self.r_oversize.q.val();
         self.v_smb1.next = self.r_smb1.q.val();
-        self.v_pec.next = self.cfg.smbus.val() & !self.pec_ok.q.val();
-        self.v_smb2.next = self.cfg.smbus.val()
-            & ((self.hdr.q.val().get_bits::<8>(8) != self.c_command.val())
-                | self.hdr.q.val().get_bit(0)
-                | !self.hdr.q.val().get_bit(24));
-        self.v_malf.next = (self.pkt_len.val() <= self.c_header_len.val()) | (self.mh0.val() != self.c_version.val());
+        self.v_pec.next = self.r_pec_bad.q.val();
+        self.v_smb2.next = self.r_smb2.q.val();
+        self.v_malf.next = self.r_malf.q.val();
         self.plen.next = self.r_plen.q.val();
         self.j_som.next = (self.mh3.val() & self.c_som.val()) != 0;
         self.j_eom.next = (self.mh3.val() & self.c_eom.val()) != 0;
         self.j_seq.next = self.mh3.val().get_bits::<2>(4);
-        self.j_match.next = self.ctx_open.q.val()
-            & (self.mh1.val() == self.ctx_dst.q.val())
-            & (self.mh2.val() == self.ctx_src.q.val())
-            & (self.mh3.val().get_bits::<3>(0) == self.ctx_tag.q.val())
-            & (((self.mh3.val() & self.c_to.val()) != 0) == self.ctx_to.q.val());
-        self.seq_exp.next = self.last_seq.q.val() + 1;
+        self.j_match.next = self.r_match.q.val();
         self.cont_len.next = self.r_cont.q.val();
         self.j_len.next = self.cont_len.val();
         if self.j_som.val() {
@@ -888,7 +895,6 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             // Per-frame state back to its start.
             self.endc.d.next = false;
             self.in_frame.d.next = false;
-            self.hdr.d.next = 0.into();
             self.t_ring.d.next = false;
             self.t_slot.d.next = false;
             self.wf.d.next = 0.into();
@@ -939,7 +945,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 }
             } else if !self.j_match.val() {
                 self.bump.no_context.next = true;
-            } else if self.j_seq.val() != self.seq_exp.val() {
+            } else if self.r_seq_bad.q.val() {
                 self.bump.bad_sequence.next = true;
                 self.ctx_open.d.next = false;
             } else if self.cfg.strict.val()
@@ -981,7 +987,6 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         if self.reset.val() {
             self.in_frame.d.next = false;
             self.endc.d.next = false;
-            self.r_pkt_len.d.next = 0.into();
             self.r_plen.d.next = 0.into();
             self.r_cont.d.next = 0.into();
             self.r_lt_base.d.next = false;
@@ -991,8 +996,12 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.r_cont_gt.d.next = false;
             self.r_oversize.d.next = false;
             self.r_smb1.d.next = false;
-            self.hdr.d.next = 0.into();
-            self.pec_ok.d.next = false;
+            self.mh_r.d.next = 0.into();
+            self.r_pec_bad.d.next = false;
+            self.r_smb2.d.next = false;
+            self.r_malf.d.next = false;
+            self.r_match.d.next = false;
+            self.r_seq_bad.d.next = false;
             self.t_ring.d.next = false;
             self.t_slot.d.next = false;
             self.wa.d.next = 0.into();
