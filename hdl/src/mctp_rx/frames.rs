@@ -119,7 +119,9 @@ pub struct FrameStage<const D: usize, const K: usize> {
     /// continued length against the limit. `unit`, `clen` and the limit do not change between
     /// a frame's last beat and its judging clock (a judging clock alone writes `unit` and
     /// `clen`, and the input is not ready in one; the limit is static configuration), so these
-    /// are the compares the judging clock made itself.
+    /// are the compares the judging clock made itself. They compare the frame's length with
+    /// thresholds kept in frame octets (the payload's plus `hov_r`), so each is one carry
+    /// chain from the skid's register.
     r_lt_base: DFF<Bit>,
     r_gt_maxl: DFF<Bit>,
     r_ne_unit: DFF<Bit>,
@@ -149,7 +151,8 @@ pub struct FrameStage<const D: usize, const K: usize> {
     ctx_tag: DFF<Bits<3>>,
     ctx_to: DFF<Bit>,
     last_seq: DFF<Bits<2>>,
-    unit: DFF<Bits<16>>,
+    /// The open message's unit (its first packet's payload length) in frame octets.
+    unit_f: DFF<Bits<16>>,
     clen: DFF<Bits<16>>,
     c_wa: DFF<Bits<14>>,
     c_wf: DFF<Bits<8>>,
@@ -163,6 +166,12 @@ pub struct FrameStage<const D: usize, const K: usize> {
     /// The message limit, `min(cfg.max_len, HW_MAX_LEN)`, registered (the configuration is
     /// static).
     maxl_r: DFF<Bits<16>>,
+    /// A frame's octets before its payload and after it: the MCTP header, and with
+    /// `cfg.smbus` the SMBus prefix and PEC (static configuration, registered).
+    hov_r: DFF<Bits<16>>,
+    /// The message limit and the baseline MTU in frame octets (`+ hov_r`).
+    lim_f: DFF<Bits<16>>,
+    base_f: DFF<Bits<16>>,
     // Ring room a clock ahead: each address a beat can write at has a flag, registered from
     // the reader's pointer of the clock before (it only moves on, freeing words), with a margin
     // of one word for the write position's advance. A flag is loaded with its address, from the
@@ -190,6 +199,9 @@ pub struct FrameStage<const D: usize, const K: usize> {
     // Ingest, this clock.
     e_hdr: Signal<Local, Bits<64>>,
     e_mh: Signal<Local, Bits<32>>,
+    /// The sequence number after the context's last one, two bits wide so that it wraps (in
+    /// Verilog, `last_seq + 1` inside a compare is 32 bits wide and does not).
+    seq_exp: Signal<Local, Bits<2>>,
     em1: Signal<Local, Bits<8>>,
     em2: Signal<Local, Bits<8>>,
     em3: Signal<Local, Bits<8>>,
@@ -205,7 +217,6 @@ pub struct FrameStage<const D: usize, const K: usize> {
     ms_f: Signal<Local, Bits<14>>,
     slot_busy_f: Signal<Local, Bit>,
     i_flen: Signal<Local, Bits<16>>,
-    i_pkt: Signal<Local, Bits<16>>,
     i_plen: Signal<Local, Bits<16>>,
     chk_wa1: Signal<Local, Bit>,
     chk_wa2: Signal<Local, Bit>,
@@ -374,7 +385,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             ctx_tag: Default::default(),
             ctx_to: Default::default(),
             last_seq: Default::default(),
-            unit: Default::default(),
+            unit_f: Default::default(),
             clen: Default::default(),
             c_wa: Default::default(),
             c_wf: Default::default(),
@@ -385,6 +396,9 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             ms: Default::default(),
             slot_busy: Default::default(),
             maxl_r: Default::default(),
+            hov_r: Default::default(),
+            lim_f: Default::default(),
+            base_f: Default::default(),
             okr_wa: Default::default(),
             okr_cwa: Default::default(),
             okr_end: Default::default(),
@@ -402,6 +416,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             mic_w: Default::default(),
             e_hdr: Default::default(),
             e_mh: Default::default(),
+            seq_exp: Default::default(),
             em1: Default::default(),
             em2: Default::default(),
             em3: Default::default(),
@@ -417,7 +432,6 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             ms_f: Default::default(),
             slot_busy_f: Default::default(),
             i_flen: Default::default(),
-            i_pkt: Default::default(),
             i_plen: Default::default(),
             chk_wa1: Default::default(),
             chk_wa2: Default::default(),
@@ -523,8 +537,8 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit, clen, c_wa, c_wf, c_end,
-            c_win, mic_c, c_first, ms, slot_busy, maxl_r, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, dl_pend, dl_bad, dl_fin, dl_chk, dl_slot, dl_next, dl_desc
+            self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit_f, clen, c_wa, c_wf, c_end,
+            c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, dl_pend, dl_bad, dl_fin, dl_chk, dl_slot, dl_next, dl_desc
         );
         clock!(self, clock, mic_w);
         self.mic_w.reset.next = self.reset.val();
@@ -730,27 +744,33 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.okr_ms.d.next = self.chk_ms.val();
 
         self.i_flen.next = self.info.val().get_bits::<16>(97);
-        self.i_pkt.next = self.i_flen.val();
+        self.hov_r.d.next = self.c_header_len.val();
         if self.cfg.smbus.val() {
-            self.i_pkt.next = self.i_flen.val() - self.c_smbus_overhead.val();
+            self.hov_r.d.next = self.c_header_len.val() + self.c_smbus_overhead.val();
         }
-        self.i_plen.next = self.i_pkt.val() - self.c_header_len.val();
+        self.lim_f.d.next = self.maxl_r.q.val() + self.hov_r.q.val();
+        self.base_f.d.next = self.c_baseline.val() + self.hov_r.q.val();
+        self.i_plen.next = self.i_flen.val() - self.hov_r.q.val();
 
         self.e_mh.next = self.e_hdr.val().get_bits::<32>(0);
         if self.cfg.smbus.val() {
             self.e_mh.next = self.e_hdr.val().get_bits::<32>(32);
         }
+        self.seq_exp.next = self.last_seq.q.val() + 1;
         if self.take.val() {
             self.in_frame.d.next = true;
             if self.s.tlast.val() {
                 self.mh_r.d.next = self.e_mh.val();
                 self.r_plen.d.next = self.i_plen.val();
                 self.r_cont.d.next = self.clen.q.val() + self.i_plen.val();
-                self.r_lt_base.d.next = self.i_plen.val() < self.c_baseline.val();
-                self.r_gt_maxl.d.next = self.i_plen.val() > self.maxl_r.q.val();
-                self.r_ne_unit.d.next = self.i_plen.val() != self.unit.q.val();
-                self.r_gt_unit.d.next = self.i_plen.val() > self.unit.q.val();
-                self.r_cont_gt.d.next = (self.clen.q.val() + self.i_plen.val()) > self.maxl_r.q.val();
+                // In frame octets: `plen = flen − hov_r` wherever these are read, since a frame
+                // of at most `hov_r` octets is malformed or a bad SMBus frame, verdicts the
+                // judging clock orders first (and no frame that reaches them is over 260).
+                self.r_lt_base.d.next = self.i_flen.val() < self.base_f.q.val();
+                self.r_gt_maxl.d.next = self.i_flen.val() > self.lim_f.q.val();
+                self.r_ne_unit.d.next = self.i_flen.val() != self.unit_f.q.val();
+                self.r_gt_unit.d.next = self.i_flen.val() > self.unit_f.q.val();
+                self.r_cont_gt.d.next = (self.clen.q.val() + self.i_flen.val()) > self.lim_f.q.val();
                 self.r_oversize.d.next = !self.cfg.smbus.val() & (self.i_flen.val() > self.c_max_raw.val());
                 self.r_smb1.d.next = self.cfg.smbus.val()
                     & ((self.i_flen.val() < self.c_smbus_overhead.val())
@@ -761,14 +781,14 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                     & ((self.e_hdr.val().get_bits::<8>(8) != self.c_command.val())
                         | self.e_hdr.val().get_bit(0)
                         | !self.e_hdr.val().get_bit(24));
-                self.r_malf.d.next = (self.i_pkt.val() <= self.c_header_len.val())
+                self.r_malf.d.next = (self.i_flen.val() <= self.hov_r.q.val())
                     | (self.e_mh.val().get_bits::<8>(0) != self.c_version.val());
                 self.r_match.d.next = self.ctx_open.q.val()
                     & (self.e_mh.val().get_bits::<8>(8) == self.ctx_dst.q.val())
                     & (self.e_mh.val().get_bits::<8>(16) == self.ctx_src.q.val())
                     & (self.e_mh.val().get_bits::<3>(24) == self.ctx_tag.q.val())
                     & (((self.e_mh.val().get_bits::<8>(24) & self.c_to.val()) != 0) == self.ctx_to.q.val());
-                self.r_seq_bad.d.next = self.e_mh.val().get_bits::<2>(28) != (self.last_seq.q.val() + 1);
+                self.r_seq_bad.d.next = self.e_mh.val().get_bits::<2>(28) != self.seq_exp.val();
                 self.endc.d.next = true;
                 self.in_frame.d.next = false;
             }
@@ -932,7 +952,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                     self.ctx_tag.d.next = self.mh3.val().get_bits::<3>(0);
                     self.ctx_to.d.next = (self.mh3.val() & self.c_to.val()) != 0;
                     self.last_seq.d.next = self.j_seq.val();
-                    self.unit.d.next = self.plen.val();
+                    self.unit_f.d.next = self.plen.val() + self.hov_r.q.val();
                     self.clen.d.next = self.plen.val();
                     self.c_wa.d.next = self.wa.q.val();
                     self.okr_cwa.d.next = self.chk_wa1.val();
@@ -1016,7 +1036,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.ctx_tag.d.next = 0.into();
             self.ctx_to.d.next = false;
             self.last_seq.d.next = 0.into();
-            self.unit.d.next = 0.into();
+            self.unit_f.d.next = 0.into();
             self.clen.d.next = 0.into();
             self.c_wa.d.next = 0.into();
             self.c_wf.d.next = 0.into();
