@@ -757,38 +757,43 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.e_mh.next = self.e_hdr.val().get_bits::<32>(32);
         }
         self.seq_exp.next = self.last_seq.q.val() + 1;
+        // A last beat's verdicts, loaded whenever one waits (not only when it is taken, so
+        // that `s.tready` is not their enable): the last load before a judging clock is the
+        // taken beat's, and only a judging clock reads them.
+        if self.s.tvalid.val() & self.s.tlast.val() {
+            self.mh_r.d.next = self.e_mh.val();
+            self.r_plen.d.next = self.i_plen.val();
+            self.r_cont.d.next = self.clen.q.val() + self.i_plen.val();
+            // In frame octets: `plen = flen − hov_r` wherever these are read, since a frame
+            // of at most `hov_r` octets is malformed or a bad SMBus frame, verdicts the
+            // judging clock orders first (and no frame that reaches them is over 260).
+            self.r_lt_base.d.next = self.i_flen.val() < self.base_f.q.val();
+            self.r_gt_maxl.d.next = self.i_flen.val() > self.lim_f.q.val();
+            self.r_ne_unit.d.next = self.i_flen.val() != self.unit_f.q.val();
+            self.r_gt_unit.d.next = self.i_flen.val() > self.unit_f.q.val();
+            self.r_cont_gt.d.next = (self.clen.q.val() + self.i_flen.val()) > self.lim_f.q.val();
+            self.r_oversize.d.next = !self.cfg.smbus.val() & (self.i_flen.val() > self.c_max_raw.val());
+            self.r_smb1.d.next = self.cfg.smbus.val()
+                & ((self.i_flen.val() < self.c_smbus_overhead.val())
+                    | ((self.i_flen.val() - self.c_smbus_count_off.val())
+                        != bit_cast::<16, 8>(self.e_hdr.val().get_bits::<8>(16))));
+            self.r_pec_bad.d.next = self.cfg.smbus.val() & !self.info.val().get_bit(113);
+            self.r_smb2.d.next = self.cfg.smbus.val()
+                & ((self.e_hdr.val().get_bits::<8>(8) != self.c_command.val())
+                    | self.e_hdr.val().get_bit(0)
+                    | !self.e_hdr.val().get_bit(24));
+            self.r_malf.d.next = (self.i_flen.val() <= self.hov_r.q.val())
+                | (self.e_mh.val().get_bits::<8>(0) != self.c_version.val());
+            self.r_match.d.next = self.ctx_open.q.val()
+                & (self.e_mh.val().get_bits::<8>(8) == self.ctx_dst.q.val())
+                & (self.e_mh.val().get_bits::<8>(16) == self.ctx_src.q.val())
+                & (self.e_mh.val().get_bits::<3>(24) == self.ctx_tag.q.val())
+                & (((self.e_mh.val().get_bits::<8>(24) & self.c_to.val()) != 0) == self.ctx_to.q.val());
+            self.r_seq_bad.d.next = self.e_mh.val().get_bits::<2>(28) != self.seq_exp.val();
+        }
         if self.take.val() {
             self.in_frame.d.next = true;
             if self.s.tlast.val() {
-                self.mh_r.d.next = self.e_mh.val();
-                self.r_plen.d.next = self.i_plen.val();
-                self.r_cont.d.next = self.clen.q.val() + self.i_plen.val();
-                // In frame octets: `plen = flen − hov_r` wherever these are read, since a frame
-                // of at most `hov_r` octets is malformed or a bad SMBus frame, verdicts the
-                // judging clock orders first (and no frame that reaches them is over 260).
-                self.r_lt_base.d.next = self.i_flen.val() < self.base_f.q.val();
-                self.r_gt_maxl.d.next = self.i_flen.val() > self.lim_f.q.val();
-                self.r_ne_unit.d.next = self.i_flen.val() != self.unit_f.q.val();
-                self.r_gt_unit.d.next = self.i_flen.val() > self.unit_f.q.val();
-                self.r_cont_gt.d.next = (self.clen.q.val() + self.i_flen.val()) > self.lim_f.q.val();
-                self.r_oversize.d.next = !self.cfg.smbus.val() & (self.i_flen.val() > self.c_max_raw.val());
-                self.r_smb1.d.next = self.cfg.smbus.val()
-                    & ((self.i_flen.val() < self.c_smbus_overhead.val())
-                        | ((self.i_flen.val() - self.c_smbus_count_off.val())
-                            != bit_cast::<16, 8>(self.e_hdr.val().get_bits::<8>(16))));
-                self.r_pec_bad.d.next = self.cfg.smbus.val() & !self.info.val().get_bit(113);
-                self.r_smb2.d.next = self.cfg.smbus.val()
-                    & ((self.e_hdr.val().get_bits::<8>(8) != self.c_command.val())
-                        | self.e_hdr.val().get_bit(0)
-                        | !self.e_hdr.val().get_bit(24));
-                self.r_malf.d.next = (self.i_flen.val() <= self.hov_r.q.val())
-                    | (self.e_mh.val().get_bits::<8>(0) != self.c_version.val());
-                self.r_match.d.next = self.ctx_open.q.val()
-                    & (self.e_mh.val().get_bits::<8>(8) == self.ctx_dst.q.val())
-                    & (self.e_mh.val().get_bits::<8>(16) == self.ctx_src.q.val())
-                    & (self.e_mh.val().get_bits::<3>(24) == self.ctx_tag.q.val())
-                    & (((self.e_mh.val().get_bits::<8>(24) & self.c_to.val()) != 0) == self.ctx_to.q.val());
-                self.r_seq_bad.d.next = self.e_mh.val().get_bits::<2>(28) != self.seq_exp.val();
                 self.endc.d.next = true;
                 self.in_frame.d.next = false;
             }
