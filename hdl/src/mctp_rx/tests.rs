@@ -1,7 +1,7 @@
 //! rust-hdl's simulation of the depacketizer (short runs; the long randomised runs are the
 //! Verilator co-simulation's, `offload-sim`'s `mctp_rx_cosim`) against the software receiver
 //! (`offload_driver::mctp::receive`, one context): golden frames, directed cases, a
-//! packet-sequence table, small random corrupted cases at every width, the longest message,
+//! packet-sequence table, small random corrupted cases at every width, the message limit's edge, the longest message,
 //! an oversize frame into a nearly full ring, the input rate, and the emitted Verilog's lint and Yosys checks.
 
 use super::{RxCounters, HW_MAX_LEN};
@@ -172,6 +172,31 @@ fn longest_message_and_ring_full() {
     let (run, c) = check(8, &setup, &frames, &Traffic::random(0.0, 0.7, 2), "longest");
     assert_eq!((c.messages, c.too_long), (3, 1));
     assert!(run.stream.input_stalls > 100, "the ring filled and the input waited: {} stalls", run.stream.input_stalls);
+}
+
+/// The message limit's edge, as a single packet and as a message of several: `max_len` octets
+/// are delivered, one more is `too_long`, raw and with the SMBus binding (whose frames carry
+/// five octets more, which the block's frame-octet compares must take off).
+#[test]
+fn message_limit_boundary() {
+    const LIMIT: usize = 100;
+    for smbus in [false, true] {
+        let setup = RxSetup { smbus, mic: false, strict: true, max_len: LIMIT };
+        let mut frames = Vec::new();
+        for (i, (len, mtu)) in [(LIMIT, 128), (LIMIT + 1, 128), (LIMIT, 64), (LIMIT + 1, 64)].into_iter().enumerate() {
+            let msg: Vec<u8> = (0..len).map(|k| (k * 7 + i) as u8).collect();
+            let req = TxRequest {
+                config: TxConfig { mtu, ..TxConfig::new(8, 9, i as u8, true) },
+                append_mic: false,
+                smbus: smbus.then_some(SmbusAddresses { src: 0x10, dst: 0x1D }),
+            };
+            frames.extend(transmit(&req, &msg).unwrap());
+        }
+        for w in [1, 4, 8] {
+            let (_, c) = check(w, &setup, &frames, &Traffic::random(0.1, 0.1, w as u64), &format!("limit, smbus {smbus}"));
+            assert_eq!((c.messages, c.too_long), (2, 2), "W={w} smbus {smbus}: {c:?}");
+        }
+    }
 }
 
 /// A raw frame longer than any binding carries, continuing the open message when the ring
