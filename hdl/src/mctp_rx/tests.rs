@@ -1,8 +1,9 @@
 //! rust-hdl's simulation of the depacketizer (short runs; the long randomised runs are the
 //! Verilator co-simulation's, `offload-sim`'s `mctp_rx_cosim`) against the software receiver
 //! (`offload_driver::mctp::receive`, one context): golden frames, directed cases, a
-//! packet-sequence table, small random corrupted cases at every width, the message limit's edge, the longest message,
-//! an oversize frame into a nearly full ring, the input rate, and the emitted Verilog's lint and Yosys checks.
+//! packet-sequence table, small random corrupted cases at every width, the message limit's
+//! edge, the longest message, an oversize frame into a nearly full ring, the input rate, and
+//! the emitted Verilog's lint and Yosys checks.
 
 use super::{RxCounters, HW_MAX_LEN};
 use crate::test_support::{random_rx_frames, run_rx_hdl, rx_directed_frames, rx_reference, RxSetup};
