@@ -106,11 +106,17 @@ impl<const D: usize, const K: usize> Logic for MicReg<D, K> {
 }
 
 /// The SMBus PEC check (DSP0237: CRC-8 over the frame but its last octet), fed straight from
-/// the raw beat: on `en` the CRC-8 step over every octet of `data` (on a `last` beat, every
-/// valid octet but the last), and `ok` (combinational, meaningful on a `last` beat) says whether
-/// the finished CRC equals the frame's last octet. A `last` beat taken restarts the register.
-/// It works out the beat's octet count from `keep` itself, so that the decoder's statements
-/// that drive it are plain wires (see the module doc for why that matters to Verilator).
+/// the raw beat: on `en` the CRC-8 step over every octet of `data`, and `ok` (combinational,
+/// meaningful on a `last` beat) says whether the frame's last octet is its PEC. A `last` beat
+/// taken restarts the register.
+///
+/// CRC-8/SMBUS has no final XOR and a zero residue, so the PEC is right exactly when the CRC
+/// over the whole frame, PEC included, is zero: no lane select and no compare with the PEC
+/// octet. The last beat's CRC is worked out for each octet count `1..=W` side by side (`W`
+/// steps with constant octet masks, each a bare XOR network with no shifter), and `tkeep`'s
+/// highest set lane picks one zero test: the step runs in parallel with decoding `tkeep`
+/// instead of behind it. Like the decoder and the CRC leaf, a last beat's octet count is its
+/// highest `tkeep` lane + 1 (a non-contiguous `tkeep` counts as its hull).
 #[derive(LogicBlock)]
 pub struct PecCheck<const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
@@ -122,21 +128,27 @@ pub struct PecCheck<const D: usize, const K: usize> {
     pub keep: Signal<In, Bits<K>>,
     pub last: Signal<In, Bit>,
     pub ok: Signal<Out, Bit>,
-    step: CrcStep<D, K, 8>,
+    /// `steps[i]`: the step over the beat's first `i + 1` octets.
+    steps: [CrcStep<D, K, 8>; K],
     r: DFF<Bits<8>>,
-    k: Signal<Local, Bits<8>>,
-    k_lane: Signal<Local, Bits<8>>,
-    step_keep: Signal<Local, Bits<K>>,
-    lane: Signal<Local, Bits<8>>,
+    /// Per lane: `tkeep`'s highest set lane is this one and the CRC through it is zero.
+    hit: Signal<Local, Bits<K>>,
+    /// The step over the whole beat (`steps[K - 1]`'s register value): the next register on a
+    /// beat that is not the frame's last.
+    nxt_full: Signal<Local, Bits<8>>,
     c_init: Constant<Bits<8>>,
-    c_lane1: [Constant<Bits<8>>; K],
     c_bit: [Constant<Bits<K>>; K],
-    c_ones_k: Constant<Bits<K>>,
+    /// The lanes above lane `i`.
+    c_above: [Constant<Bits<K>>; K],
+    /// The lanes `0..=i`: `steps[i]`'s octet mask.
+    c_thru: [Constant<Bits<K>>; K],
 }
 
 impl<const D: usize, const K: usize> Default for PecCheck<D, K> {
     fn default() -> Self {
-        let step = CrcStep::<D, K, 8>::new(CrcKind::Crc8Smbus);
+        let p = CrcKind::Crc8Smbus.params();
+        assert!(p.xorout == 0 && p.residue == 0, "the PEC check tests the CRC over frame and PEC for zero");
+        let steps: [CrcStep<D, K, 8>; K] = std::array::from_fn(|_| CrcStep::new(CrcKind::Crc8Smbus));
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -145,16 +157,14 @@ impl<const D: usize, const K: usize> Default for PecCheck<D, K> {
             keep: Default::default(),
             last: Default::default(),
             ok: Default::default(),
-            c_init: Constant::new(step.init()),
-            step,
+            c_init: Constant::new(steps[0].init()),
+            steps,
             r: Default::default(),
-            k: Default::default(),
-            k_lane: Default::default(),
-            step_keep: Default::default(),
-            lane: Default::default(),
-            c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
+            hit: Default::default(),
+            nxt_full: Default::default(),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
-            c_ones_k: Constant::new(crate::bits::low_ones(K).into()),
+            c_above: std::array::from_fn(|i| Constant::new((crate::bits::low_ones(K) & !crate::bits::low_ones(i + 1)).into())),
+            c_thru: std::array::from_fn(|i| Constant::new(crate::bits::low_ones(i + 1).into())),
         }
     }
 }
@@ -163,43 +173,23 @@ impl<const D: usize, const K: usize> Logic for PecCheck<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, r);
-        // k: the valid octets of a last beat (the highest keep bit + 1), worked out twice: once
-        // for the step's octet mask and once for the PEC's lane, so that Verilator can split
-        // the statements that drive the step from the one that reads it (a shared variable
-        // would make them one group: a loop through the step, UNOPTFLAT).
-        self.k.next = 0.into();
+        self.hit.next = 0.into();
         for i in 0..K {
-            if (self.keep.val() & self.c_bit[i].val()) != 0 {
-                self.k.next = self.c_lane1[i].val();
+            self.steps[i].state.next = self.r.q.val();
+            self.steps[i].data.next = self.data.val();
+            self.steps[i].keep.next = self.c_thru[i].val();
+            // Written for every lane, so the last write (the whole beat) stands.
+            self.nxt_full.next = self.steps[i].nxt.val();
+            if ((self.keep.val() & self.c_bit[i].val()) != 0)
+                & ((self.keep.val() & self.c_above[i].val()) == 0)
+                & (self.steps[i].fin.val() == 0)
+            {
+                self.hit.next = self.hit.val() | self.c_bit[i].val();
             }
         }
-        self.step_keep.next = self.c_ones_k.val();
-        if self.last.val() {
-            self.step_keep.next = 0.into();
-            for i in 0..K {
-                if self.c_lane1[i].val() < self.k.val() {
-                    self.step_keep.next = self.step_keep.val() | self.c_bit[i].val();
-                }
-            }
-        }
-        self.k_lane.next = 0.into();
-        for i in 0..K {
-            if (self.keep.val() & self.c_bit[i].val()) != 0 {
-                self.k_lane.next = self.c_lane1[i].val();
-            }
-        }
-        self.lane.next = 0.into();
-        for i in 0..K {
-            if self.k_lane.val() == self.c_lane1[i].val() {
-                self.lane.next = self.data.val().get_bits::<8>(i * 8);
-            }
-        }
-        self.step.state.next = self.r.q.val();
-        self.step.data.next = self.data.val();
-        self.step.keep.next = self.step_keep.val();
-        self.ok.next = (self.k_lane.val() != 0) & (self.step.fin.val() == self.lane.val());
+        self.ok.next = self.hit.val().any();
         if self.en.val() {
-            self.r.d.next = self.step.nxt.val();
+            self.r.d.next = self.nxt_full.val();
             if self.last.val() {
                 self.r.d.next = self.c_init.val();
             }

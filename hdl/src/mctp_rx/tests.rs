@@ -2,7 +2,7 @@
 //! Verilator co-simulation's, `offload-sim`'s `mctp_rx_cosim`) against the software receiver
 //! (`offload_driver::mctp::receive`, one context): golden frames, directed cases, a
 //! packet-sequence table, small random corrupted cases at every width, the message limit's
-//! edge, the longest message, an oversize frame into a nearly full ring, the input rate, and
+//! edge, the PEC's lane, the longest message, an oversize frame into a nearly full ring, the input rate, and
 //! the emitted Verilog's lint and Yosys checks.
 
 use super::{RxCounters, HW_MAX_LEN};
@@ -197,6 +197,41 @@ fn message_limit_boundary() {
             let (_, c) = check(w, &setup, &frames, &Traffic::random(0.1, 0.1, w as u64), &format!("limit, smbus {smbus}"));
             assert_eq!((c.messages, c.too_long), (2, 2), "W={w} smbus {smbus}: {c:?}");
         }
+    }
+}
+
+/// The PEC check tests the CRC over the whole frame, PEC included, for zero, one candidate per
+/// octet count of the last beat, and `tkeep`'s highest lane picks the candidate. Each frame
+/// here has a correct PEC of 0x00, so the CRC through the octet before the PEC is zero: sent
+/// with PEC 0x00 it must pass, with any other PEC it must be a `bad_pec`, though a shorter
+/// candidate in the same beat sees zero. Payloads of 1..=17 octets put the PEC in every lane.
+#[test]
+fn pec_checked_in_the_last_lane_only() {
+    let setup = RxSetup { smbus: true, mic: false, strict: true, max_len: 4224 };
+    let mut frames = Vec::new();
+    for len in 1..=17usize {
+        let req = TxRequest {
+            config: TxConfig::new(8, 9, (len % 8) as u8, true),
+            append_mic: false,
+            smbus: Some(SmbusAddresses { src: 0x10, dst: 0x1D }),
+        };
+        let mut frame = transmit(&req, &vec![0x5Au8; len]).unwrap().remove(0);
+        let n = frame.len();
+        // The last payload octet that makes the frame's CRC before the PEC zero.
+        let zeroing = (0..=255u8).find(|&v| {
+            let mut head = frame[..n - 1].to_vec();
+            head[n - 2] = v;
+            offload_driver::crc::crc8_smbus(&head) == 0
+        });
+        frame[n - 2] = zeroing.expect("one octet value zeroes the CRC");
+        frame[n - 1] = 0x00;
+        frames.push(frame.clone());
+        frame[n - 1] = 0x07;
+        frames.push(frame);
+    }
+    for w in [1, 4, 8] {
+        let (_, c) = check(w, &setup, &frames, &Traffic::random(0.1, 0.1, w as u64), "PEC 0x00 and 0x07");
+        assert_eq!((c.messages, c.bad_pec), (17, 17), "W={w}: {c:?}");
     }
 }
 
