@@ -40,6 +40,26 @@ impl<const I: usize, const O: usize> GfMatrix<I, O> {
     }
 }
 
+/// `M` as `A ⊕ B`, each output's inputs divided between the two halves (the first
+/// `⌈n/2⌉` to `A`): two trees of half the fan-in, whose results can be registered and XORed a
+/// clock later.
+pub fn split_rows(columns: &[u64], out_bits: usize) -> (Vec<u64>, Vec<u64>) {
+    let mut a = vec![0u64; columns.len()];
+    let mut b = vec![0u64; columns.len()];
+    for j in 0..out_bits {
+        let ins: Vec<usize> = (0..columns.len()).filter(|&i| columns[i] >> j & 1 != 0).collect();
+        let half = ins.len().div_ceil(2);
+        for (n, &i) in ins.iter().enumerate() {
+            if n < half {
+                a[i] |= 1 << j;
+            } else {
+                b[i] |= 1 << j;
+            }
+        }
+    }
+    (a, b)
+}
+
 /// `M·x` for `x` given bit by bit from the low end, up to 64 bits.
 pub fn apply(columns: &[u64], x: u64) -> u64 {
     columns.iter().enumerate().filter(|(i, _)| *i < 64 && x >> i & 1 != 0).fold(0, |a, (_, c)| a ^ c)

@@ -22,12 +22,17 @@
 //! 3. The loop, `R ← A_W·R ⊕ L(d)` (the parts XORed in); a frame's last beat loads the result into the finishing
 //!    chain instead (the register itself for a null last beat) and the loop restarts at `init`.
 //! 4. `log2(W)` unshift stages, one clock each: stage `b` applies `U_{2^b}` when bit `b` of the
-//!    count is set.
+//!    count is set. Each stage's product is worked out a clock ahead, as two halves
+//!    ([`matrix::split_rows`]) registered beside the stage's input, so the stage itself is one
+//!    LUT per bit (the halves XORed, or the input kept) and the next stage's halves behind it;
+//!    the last stage's select feeds the output register.
 //! 5. The finishing permutation and `xorout` into the output register.
 //!
-//! Every register-to-register path is one XOR tree of at most 64 inputs, or one tree and a 2:1
-//! select; the loop's tree has at most `8·min(W, m)` state inputs and `W/8` parts an output
-//! bit.
+//! Every register-to-register path is one XOR tree of at most 64 inputs; or a 2:1 select of
+//! two registered halves and behind it a tree of half an unshift's fan-in (at most 9 inputs
+//! for CRC-32C at W = 8: the whole 17-input tree and its select used to be one clock, four LUT
+//! levels, the engine's critical path); the loop's tree has at most `8·min(W, m)` state inputs
+//! and `W/8` parts an output bit.
 
 pub mod matrix;
 pub mod network;
@@ -81,13 +86,20 @@ pub struct CrcEngine<const D: usize, const K: usize, const C: usize, const S: us
     // Stage 3: the loop.
     advance: GfMatrix<C, C>,
     state: DFF<Bits<C>>,
-    // Stage 4: the finishing chain; entry 0 is loaded by the loop, entry b + 1 by stage b.
-    unshift: [GfMatrix<C, C>; S],
+    // Stage 4: the finishing chain; entry 0 is loaded by the loop, entry b + 1 is stage b's
+    // input, with the halves of its `U_{2^b}` product beside it.
+    unshift_a: [GfMatrix<C, C>; S],
+    unshift_b: [GfMatrix<C, C>; S],
     chain: [DFF<Bits<C>>; S1],
+    half_a: [DFF<Bits<C>>; S],
+    half_b: [DFF<Bits<C>>; S],
     /// Beside `chain[b]`: bit 0 set when it holds a frame's register, bits 7:1 `W − k`
-    /// (stage `b` reads bit `b + 1`). Zero when it holds no frame, so the output stage can test
-    /// the whole word and no bit is left unread at any width.
+    /// (stage `b` reads bit `b + 1` beside `chain[b + 1]`). Zero when it holds no frame, so the
+    /// output stage can test the whole word and no bit is left unread at any width.
     chain_ctl: [DFF<Bits<8>>; S1],
+    /// `src[0]`: the loop's entry; `src[b + 1]`: stage `b`'s result (what `chain[b + 2]`, or
+    /// the output register after the last stage, takes).
+    src: [Signal<Local, Bits<C>>; S1],
     // Stage 5: the output.
     finish: GfMatrix<C, C>,
     crc_q: DFF<Bits<C>>,
@@ -142,8 +154,12 @@ impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: u
             dr_back: Default::default(),
             advance: GfMatrix::new(p.advance.clone(), 0),
             state: Default::default(),
-            unshift: std::array::from_fn(|b| GfMatrix::new(p.unshift[b].clone(), 0)),
+            unshift_a: std::array::from_fn(|b| GfMatrix::new(matrix::split_rows(&p.unshift[b], C).0, 0)),
+            unshift_b: std::array::from_fn(|b| GfMatrix::new(matrix::split_rows(&p.unshift[b], C).1, 0)),
             chain: std::array::from_fn(|_| Default::default()),
+            half_a: std::array::from_fn(|_| Default::default()),
+            half_b: std::array::from_fn(|_| Default::default()),
+            src: std::array::from_fn(|_| Default::default()),
             chain_ctl: std::array::from_fn(|_| Default::default()),
             finish: GfMatrix::new(p.finish.clone(), p.net.params.xorout),
             crc_q: Default::default(),
@@ -180,6 +196,10 @@ impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: u
         for b in 0..S1 {
             self.chain[b].clock.next = self.clock.val();
             self.chain_ctl[b].clock.next = self.clock.val();
+        }
+        for b in 0..S {
+            self.half_a[b].clock.next = self.clock.val();
+            self.half_b[b].clock.next = self.clock.val();
         }
         // Never stalls: ready whenever out of reset.
         self.s.tready.next = !self.reset.val();
@@ -246,21 +266,28 @@ impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: u
             self.chain_ctl[0].d.next = (self.dr_back.q.val() << 1) | self.one_8.val();
         }
 
-        // Stage 4: unshift by 2^b octets where bit b of W − k is set.
+        // Stage 4: unshift by 2^b octets where bit b of W − k is set. Stage b's input
+        // (`chain[b + 1]`) arrives with the two halves of its product, so the stage selects
+        // and its result goes on, with the next stage's halves, into the next entry.
+        self.src[0].next = self.chain[0].q.val();
         for b in 0..S {
-            self.unshift[b].x.next = self.chain[b].q.val();
-            self.chain[b + 1].d.next = self.chain[b].q.val();
-            if self.chain_ctl[b].q.val().get_bit(b + 1) {
-                self.chain[b + 1].d.next = self.unshift[b].y.val();
-            }
+            self.chain[b + 1].d.next = self.src[b].val();
+            self.unshift_a[b].x.next = self.src[b].val();
+            self.unshift_b[b].x.next = self.src[b].val();
+            self.half_a[b].d.next = self.unshift_a[b].y.val();
+            self.half_b[b].d.next = self.unshift_b[b].y.val();
             self.chain_ctl[b + 1].d.next = self.chain_ctl[b].q.val();
+            self.src[b + 1].next = self.chain[b + 1].q.val();
+            if self.chain_ctl[b + 1].q.val().get_bit(b + 1) {
+                self.src[b + 1].next = self.half_a[b].q.val() ^ self.half_b[b].q.val();
+            }
         }
 
-        // Stage 5: the chain's last entry (the loop leaves the last one written), finished.
-        self.done.next = self.chain[0].q.val();
+        // Stage 5: the last stage's result (the loop's entry when there is none), finished.
+        self.done.next = self.src[0].val();
         self.done_ctl.next = self.chain_ctl[0].q.val();
         for b in 1..S1 {
-            self.done.next = self.chain[b].q.val();
+            self.done.next = self.src[b].val();
             self.done_ctl.next = self.chain_ctl[b].q.val();
         }
         self.finish.x.next = self.done.val();

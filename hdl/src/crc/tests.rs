@@ -82,3 +82,29 @@ fn other_catalogue_crcs() {
     check::<16, 2, 16, 1, 2, 1>(CrcKind::Crc16Mcrf4xx, &f, &Traffic::full_rate());
     check::<8, 1, 16, 0, 1, 1>(CrcKind::Crc16Mcrf4xx, &f, &Traffic::full_rate());
 }
+
+/// The unshift stages' products are registered as two halves: `A ⊕ B = M` on every input, and
+/// no output of a half has more than half (rounded up) of `M`'s inputs for that output.
+#[test]
+fn unshift_halves_sum_to_the_matrix_and_halve_the_fan_in() {
+    use super::matrix::{apply, split_rows};
+    use super::{CrcNetwork, CrcPipeline};
+    use rand::Rng;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    for (kind, w) in [(CrcKind::Crc32c, 8), (CrcKind::Crc32c, 64), (CrcKind::Crc16Mcrf4xx, 2)] {
+        let p = CrcPipeline::new(CrcNetwork::new(kind.params(), w));
+        let c = kind.width() as usize;
+        for m in &p.unshift {
+            let (a, b) = split_rows(m, c);
+            for _ in 0..200 {
+                let x = rng.gen::<u64>() & crate::bits::low_ones(c);
+                assert_eq!(apply(&a, x) ^ apply(&b, x), apply(m, x), "{kind:?} W={w}");
+            }
+            let fan_in = |cols: &[u64], j: usize| cols.iter().filter(|&&col| col >> j & 1 != 0).count();
+            for j in 0..c {
+                let half = fan_in(m, j).div_ceil(2);
+                assert!(fan_in(&a, j) <= half && fan_in(&b, j) <= half, "{kind:?} W={w} bit {j}");
+            }
+        }
+    }
+}
