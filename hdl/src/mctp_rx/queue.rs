@@ -3,9 +3,13 @@
 //! structure but no reset, and the block's reset must forget queued messages, so the pointers
 //! are kept here. A pushed entry is visible to `pop` two clocks later (the write pointer is seen
 //! through a register, so the RAM is never read in the clock it is written); `full` and `afull`
-//! count it at once. Both are registers loaded from the pointers' next values, so the frame
-//! stage's `s.tready` starts from a flip-flop here rather than from a pointer compare (MCTP RX
-//! W = 1's critical path was `wp` → `full` → ready → the input skid).
+//! count it at once. Both are registers loaded with what the pointers will be after this clock,
+//! so the frame stage's `s.tready` starts from a flip-flop here rather than from a pointer
+//! compare (MCTP RX W = 1's critical path was `wp` → `full` → ready → the input skid). The
+//! occupancy's thresholds are compared from the present pointers, and `push` and `pop` only
+//! pick one: `push` comes late in its clock (the MIC verdict of the message it publishes), and
+//! it used to run through the pointer increment and a subtract into `afull` (MCTP RX W = 8's
+//! critical path).
 
 use rust_hdl::prelude::*;
 
@@ -34,12 +38,20 @@ pub struct DescQueue<const W: usize> {
     wp_seen: DFF<Bits<5>>,
     rp: DFF<Bits<5>>,
     rp_n: Signal<Local, Bits<5>>,
-    wp_n: Signal<Local, Bits<5>>,
+    /// Entries now (`wp − rp`, 0..=16), and its thresholds.
+    used: Signal<Local, Bits<5>>,
+    ge14: Signal<Local, Bit>,
+    ge15: Signal<Local, Bit>,
+    is16: Signal<Local, Bit>,
+    /// One more entry after this clock (a push and no pop), one fewer (a pop and no push).
+    up: Signal<Local, Bit>,
+    down: Signal<Local, Bit>,
     full_r: DFF<Bit>,
     afull_r: DFF<Bit>,
     has: Signal<Local, Bit>,
-    c_wrap: Constant<Bits<5>>,
-    c_afull: Constant<Bits<5>>,
+    c_14: Constant<Bits<5>>,
+    c_15: Constant<Bits<5>>,
+    c_16: Constant<Bits<5>>,
 }
 
 impl<const W: usize> Default for DescQueue<W> {
@@ -59,13 +71,18 @@ impl<const W: usize> Default for DescQueue<W> {
             wp_seen: Default::default(),
             rp: Default::default(),
             rp_n: Default::default(),
-            wp_n: Default::default(),
+            used: Default::default(),
+            ge14: Default::default(),
+            ge15: Default::default(),
+            is16: Default::default(),
+            up: Default::default(),
+            down: Default::default(),
             full_r: Default::default(),
             afull_r: Default::default(),
             has: Default::default(),
-            // The pointers' wrap bit: full when they differ in it alone.
-            c_wrap: Constant::new(((1u64 << ADDRESS_BITS) as u64).into()),
-            c_afull: Constant::new(((1u64 << ADDRESS_BITS) - 1).into()),
+            c_14: Constant::new(((1u64 << ADDRESS_BITS) - 2).into()),
+            c_15: Constant::new(((1u64 << ADDRESS_BITS) - 1).into()),
+            c_16: Constant::new((1u64 << ADDRESS_BITS).into()),
         }
     }
 }
@@ -82,11 +99,10 @@ impl<const W: usize> Logic for DescQueue<W> {
         self.ram.write_address.next = self.wp.q.val().get_bits::<ADDRESS_BITS>(0);
         self.ram.write_data.next = self.din.val();
         self.ram.write_enable.next = self.push.val();
-        self.wp_n.next = self.wp.q.val();
+        self.wp.d.next = self.wp.q.val();
         if self.push.val() {
-            self.wp_n.next = self.wp.q.val() + 1;
+            self.wp.d.next = self.wp.q.val() + 1;
         }
-        self.wp.d.next = self.wp_n.val();
         self.wp_seen.d.next = self.wp.q.val();
         self.rp_n.next = self.rp.q.val();
         // (Not `empty` itself: a statement reading `pop` must not share a variable with the one
@@ -97,8 +113,22 @@ impl<const W: usize> Logic for DescQueue<W> {
         }
         self.rp.d.next = self.rp_n.val();
         // Full (16 entries) and at most one free, as the pointers will be after this clock.
-        self.full_r.d.next = (self.wp_n.val() ^ self.rp_n.val()) == self.c_wrap.val();
-        self.afull_r.d.next = (self.wp_n.val() - self.rp_n.val()) >= self.c_afull.val();
+        self.used.next = self.wp.q.val() - self.rp.q.val();
+        self.ge14.next = self.used.val() >= self.c_14.val();
+        self.ge15.next = self.used.val() >= self.c_15.val();
+        self.is16.next = self.used.val() == self.c_16.val();
+        self.up.next = self.push.val() & !(self.pop.val() & self.has.val());
+        self.down.next = !self.push.val() & self.pop.val() & self.has.val();
+        self.full_r.d.next = self.is16.val();
+        self.afull_r.d.next = self.ge15.val();
+        if self.up.val() {
+            self.full_r.d.next = self.ge15.val();
+            self.afull_r.d.next = self.ge14.val();
+        }
+        if self.down.val() {
+            self.full_r.d.next = false;
+            self.afull_r.d.next = self.is16.val();
+        }
         // The head after this clock, read at its edge.
         self.ram.read_address.next = self.rp_n.val().get_bits::<ADDRESS_BITS>(0);
         self.dout.next = self.ram.read_data.val();
