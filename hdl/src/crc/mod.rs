@@ -9,7 +9,7 @@
 //! levels at W = 64). `tready` is high whenever the block is out of reset.
 //! One beat per clock, frames back to back without idle cycles.
 //!
-//! Output timing (fixed latency [`latency`]`(W)` = `4 + log2(W)` clocks): `crc_valid` rises
+//! Output timing (fixed latency [`latency`]`(W)` = `4 + 2·log2(W)` clocks): `crc_valid` rises
 //! exactly that many cycles after the clock edge that accepts a frame's last beat, for one
 //! cycle, with the finished CRC (`xorout` applied) on `crc`; `crc` holds its value until the
 //! next frame's CRC. `reset` is synchronous and active high.
@@ -19,20 +19,21 @@
 //!    needed), and `tkeep`.
 //! 2. The data's zero-state remainder `L(d)` ([`GfMatrix`]) in parts of 8 octets, each
 //!    registered, with the last beat's unshift count `W − k`.
-//! 3. The loop, `R ← A_W·R ⊕ L(d)` (the parts XORed in); a frame's last beat loads the result into the finishing
-//!    chain instead (the register itself for a null last beat) and the loop restarts at `init`.
-//! 4. `log2(W)` unshift stages, one clock each: stage `b` applies `U_{2^b}` when bit `b` of the
-//!    count is set. Each stage's product is worked out a clock ahead, as two halves
-//!    ([`matrix::split_rows`]) registered beside the stage's input, so the stage itself is one
-//!    LUT per bit (the halves XORed, or the input kept) and the next stage's halves behind it;
-//!    the last stage's select feeds the output register.
+//! 3. The loop, `R ← A_W·R ⊕ L(d)` (the parts XORed in); a frame's last beat loads the result
+//!    into the finishing chain instead (the register itself for a null last beat). The loop
+//!    restarts at zero, not at `init`, and a frame's first beat carries `A_W·init` in its data
+//!    remainder (stage 2): the same sum, and the register's restart is then a synchronous
+//!    clear (the flip-flops' own reset input) instead of a select behind the loop's tree.
+//! 4. `log2(W)` unshift stages, two clocks each: stage `b` applies `U_{2^b}` when bit `b` of
+//!    the count is set. Its first clock registers the product in two halves
+//!    ([`matrix::split_rows`]: each a tree of half the fan-in) beside the stage's input, its
+//!    second the select (the halves XORed, or the input kept: one LUT a bit).
 //! 5. The finishing permutation and `xorout` into the output register.
 //!
-//! Every register-to-register path is one XOR tree of at most 64 inputs; or a 2:1 select of
-//! two registered halves and behind it a tree of half an unshift's fan-in (at most 9 inputs
-//! for CRC-32C at W = 8: the whole 17-input tree and its select used to be one clock, four LUT
-//! levels, the engine's critical path); the loop's tree has at most `8·min(W, m)` state inputs
-//! and `W/8` parts an output bit.
+//! Every register-to-register path is one XOR tree of at most 64 inputs, half an unshift's
+//! tree, or a select of registered values; the loop's tree has at most `8·min(W, m)` state
+//! inputs and `W/8` parts an output bit. (A whole unshift tree and its select in one clock
+//! was four LUT levels, CRC-32C W = 8's critical path at 232 MHz.)
 
 pub mod matrix;
 pub mod network;
@@ -51,10 +52,10 @@ use offload_driver::crc::CrcKind;
 use rust_hdl::prelude::*;
 
 /// Clocks from the edge that accepts a frame's last beat to the cycle `crc_valid` is high, for
-/// `width_bytes` octets per beat: input register, data remainder, loop, one clock per unshift
+/// `width_bytes` octets per beat: input register, data remainder, loop, two clocks per unshift
 /// stage, output register.
 pub fn latency(width_bytes: usize) -> u64 {
-    4 + width_bytes.trailing_zeros() as u64
+    4 + 2 * width_bytes.trailing_zeros() as u64
 }
 
 /// The engine for `D = 8*K` data bits, `K` octets per beat, a `C`-bit CRC, `S = log2(K)` unshift
@@ -74,32 +75,37 @@ pub struct CrcEngine<const D: usize, const K: usize, const C: usize, const S: us
     in_keep: DFF<Bits<K>>,
     in_valid: DFF<Bit>,
     in_last: DFF<Bit>,
+    /// The beat is a frame's first (`first_pend` when it was accepted).
+    in_first: DFF<Bit>,
+    /// The next accepted beat starts a frame.
+    first_pend: DFF<Bit>,
     // Stage 2: the data remainder, in parts of at most 8 octets each (a 64-input XOR tree,
     // three LUT4 levels; the loop XORs the parts).
     data_net: [GfMatrix<D, C>; P],
     dr: [DFF<Bits<C>>; P],
     dr_valid: DFF<Bit>,
     dr_last: DFF<Bit>,
+    dr_first: DFF<Bit>,
     dr_null: DFF<Bit>,
     /// `W − k` on a last beat of `k ≥ 1` octets.
     dr_back: DFF<Bits<8>>,
     // Stage 3: the loop.
     advance: GfMatrix<C, C>,
     state: DFF<Bits<C>>,
-    // Stage 4: the finishing chain; entry 0 is loaded by the loop, entry b + 1 is stage b's
-    // input, with the halves of its `U_{2^b}` product beside it.
+    // Stage 4: the finishing chain; entry 0 is loaded by the loop, entry b + 1 by stage b,
+    // whose first clock loads the halves of `U_{2^b}·chain[b]` and a copy of `chain[b]`.
     unshift_a: [GfMatrix<C, C>; S],
     unshift_b: [GfMatrix<C, C>; S],
     chain: [DFF<Bits<C>>; S1],
     half_a: [DFF<Bits<C>>; S],
     half_b: [DFF<Bits<C>>; S],
+    half_x: [DFF<Bits<C>>; S],
     /// Beside `chain[b]`: bit 0 set when it holds a frame's register, bits 7:1 `W − k`
-    /// (stage `b` reads bit `b + 1` beside `chain[b + 1]`). Zero when it holds no frame, so the
-    /// output stage can test the whole word and no bit is left unread at any width.
+    /// (stage `b` reads bit `b + 1`). Zero when it holds no frame, so the output stage can test
+    /// the whole word and no bit is left unread at any width.
     chain_ctl: [DFF<Bits<8>>; S1],
-    /// `src[0]`: the loop's entry; `src[b + 1]`: stage `b`'s result (what `chain[b + 2]`, or
-    /// the output register after the last stage, takes).
-    src: [Signal<Local, Bits<C>>; S1],
+    /// Beside the halves of stage `b`.
+    half_ctl: [DFF<Bits<8>>; S],
     // Stage 5: the output.
     finish: GfMatrix<C, C>,
     crc_q: DFF<Bits<C>>,
@@ -114,6 +120,8 @@ pub struct CrcEngine<const D: usize, const K: usize, const C: usize, const S: us
     done: Signal<Local, Bits<C>>,
     done_ctl: Signal<Local, Bits<8>>,
     init: Constant<Bits<C>>,
+    /// `A_W·init`: a frame's first beat adds it to its data remainder.
+    c_adv_init: Constant<Bits<C>>,
     all_k: Constant<Bits<K>>,
     one_k: Constant<Bits<K>>,
     c_k_1: Constant<Bits<8>>,
@@ -141,6 +149,8 @@ impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: u
             in_keep: Default::default(),
             in_valid: Default::default(),
             in_last: Default::default(),
+            in_first: Default::default(),
+            first_pend: Default::default(),
             // Part j keeps the columns of its own 64 input bits.
             data_net: std::array::from_fn(|j| {
                 let part = D / P;
@@ -150,6 +160,8 @@ impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: u
             dr: std::array::from_fn(|_| Default::default()),
             dr_valid: Default::default(),
             dr_last: Default::default(),
+            dr_first: Default::default(),
+            c_adv_init: Constant::new(matrix::apply(&p.advance, p.net.init_r).into()),
             dr_null: Default::default(),
             dr_back: Default::default(),
             advance: GfMatrix::new(p.advance.clone(), 0),
@@ -159,7 +171,8 @@ impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: u
             chain: std::array::from_fn(|_| Default::default()),
             half_a: std::array::from_fn(|_| Default::default()),
             half_b: std::array::from_fn(|_| Default::default()),
-            src: std::array::from_fn(|_| Default::default()),
+            half_x: std::array::from_fn(|_| Default::default()),
+            half_ctl: std::array::from_fn(|_| Default::default()),
             chain_ctl: std::array::from_fn(|_| Default::default()),
             finish: GfMatrix::new(p.finish.clone(), p.net.params.xorout),
             crc_q: Default::default(),
@@ -187,7 +200,7 @@ impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: u
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, in_data, in_keep, in_valid, in_last, dr_valid, dr_last, dr_null, dr_back, state, crc_q,
+            self, clock, in_data, in_keep, in_valid, in_last, in_first, first_pend, dr_valid, dr_last, dr_first, dr_null, dr_back, state, crc_q,
             valid_q
         );
         for j in 0..P {
@@ -200,6 +213,8 @@ impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: u
         for b in 0..S {
             self.half_a[b].clock.next = self.clock.val();
             self.half_b[b].clock.next = self.clock.val();
+            self.half_x[b].clock.next = self.clock.val();
+            self.half_ctl[b].clock.next = self.clock.val();
         }
         // Never stalls: ready whenever out of reset.
         self.s.tready.next = !self.reset.val();
@@ -221,12 +236,19 @@ impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: u
         self.in_keep.d.next = self.keep.val();
         self.in_valid.d.next = self.s.tvalid.val();
         self.in_last.d.next = self.s.tlast.val();
+        self.in_first.d.next = self.first_pend.q.val();
+        if self.s.tvalid.val() {
+            self.first_pend.d.next = self.s.tlast.val();
+        }
 
         // Stage 2: the data remainder, and W − k from tkeep: k low ones, the top one at
         // m = k − 1, and W − k = (W − 1) − m = (W − 1) ^ m.
         for j in 0..P {
             self.data_net[j].x.next = self.in_data.q.val();
             self.dr[j].d.next = self.data_net[j].y.val();
+        }
+        if self.in_first.q.val() {
+            self.dr[0].d.next = self.data_net[0].y.val() ^ self.c_adv_init.val();
         }
         self.top.next = self.in_keep.q.val() & !(self.in_keep.q.val() >> 1);
         self.back.next = 0.into();
@@ -242,6 +264,7 @@ impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: u
         self.dr_back.d.next = self.back.val();
         self.dr_valid.d.next = self.in_valid.q.val();
         self.dr_last.d.next = self.in_last.q.val();
+        self.dr_first.d.next = self.in_first.q.val();
         self.dr_null.d.next = !(self.in_keep.q.val() & self.one_k.val()).any();
 
         // Stage 3: the loop; a last beat's result goes to the finishing chain.
@@ -251,43 +274,44 @@ impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: u
             self.nxt.next = self.nxt.val() ^ self.dr[j].q.val();
         }
         if self.dr_valid.q.val() {
+            self.state.d.next = self.nxt.val();
             if self.dr_last.q.val() {
-                self.state.d.next = self.init.val();
-            } else {
-                self.state.d.next = self.nxt.val();
+                self.state.d.next = 0.into();
             }
         }
         self.chain[0].d.next = self.nxt.val();
         if self.dr_null.q.val() {
             self.chain[0].d.next = self.state.q.val();
+            if self.dr_first.q.val() {
+                self.chain[0].d.next = self.init.val();
+            }
         }
         self.chain_ctl[0].d.next = 0.into();
         if self.dr_valid.q.val() & self.dr_last.q.val() {
             self.chain_ctl[0].d.next = (self.dr_back.q.val() << 1) | self.one_8.val();
         }
 
-        // Stage 4: unshift by 2^b octets where bit b of W − k is set. Stage b's input
-        // (`chain[b + 1]`) arrives with the two halves of its product, so the stage selects
-        // and its result goes on, with the next stage's halves, into the next entry.
-        self.src[0].next = self.chain[0].q.val();
+        // Stage 4: unshift by 2^b octets where bit b of W − k is set: the product's halves in
+        // one clock, the select in the next.
         for b in 0..S {
-            self.chain[b + 1].d.next = self.src[b].val();
-            self.unshift_a[b].x.next = self.src[b].val();
-            self.unshift_b[b].x.next = self.src[b].val();
+            self.unshift_a[b].x.next = self.chain[b].q.val();
+            self.unshift_b[b].x.next = self.chain[b].q.val();
             self.half_a[b].d.next = self.unshift_a[b].y.val();
             self.half_b[b].d.next = self.unshift_b[b].y.val();
-            self.chain_ctl[b + 1].d.next = self.chain_ctl[b].q.val();
-            self.src[b + 1].next = self.chain[b + 1].q.val();
-            if self.chain_ctl[b + 1].q.val().get_bit(b + 1) {
-                self.src[b + 1].next = self.half_a[b].q.val() ^ self.half_b[b].q.val();
+            self.half_x[b].d.next = self.chain[b].q.val();
+            self.half_ctl[b].d.next = self.chain_ctl[b].q.val();
+            self.chain[b + 1].d.next = self.half_x[b].q.val();
+            if self.half_ctl[b].q.val().get_bit(b + 1) {
+                self.chain[b + 1].d.next = self.half_a[b].q.val() ^ self.half_b[b].q.val();
             }
+            self.chain_ctl[b + 1].d.next = self.half_ctl[b].q.val();
         }
 
-        // Stage 5: the last stage's result (the loop's entry when there is none), finished.
-        self.done.next = self.src[0].val();
+        // Stage 5: the chain's last entry (the loop leaves the last one written), finished.
+        self.done.next = self.chain[0].q.val();
         self.done_ctl.next = self.chain_ctl[0].q.val();
         for b in 1..S1 {
-            self.done.next = self.src[b].val();
+            self.done.next = self.chain[b].q.val();
             self.done_ctl.next = self.chain_ctl[b].q.val();
         }
         self.finish.x.next = self.done.val();
@@ -299,9 +323,13 @@ impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: u
         if self.reset.val() {
             self.in_valid.d.next = false;
             self.dr_valid.d.next = false;
-            self.state.d.next = self.init.val();
+            self.state.d.next = 0.into();
+            self.first_pend.d.next = true;
             for b in 0..S1 {
                 self.chain_ctl[b].d.next = 0.into();
+            }
+            for b in 0..S {
+                self.half_ctl[b].d.next = 0.into();
             }
             self.crc_q.d.next = 0.into();
             self.valid_q.d.next = false;
