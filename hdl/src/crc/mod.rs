@@ -17,8 +17,8 @@
 //! # Pipeline ([`pipeline`] has the arithmetic)
 //! 1. The beat is registered with a last beat's octets past `tkeep` zeroed (so no shifter is
 //!    needed), and `tkeep`.
-//! 2. The data's zero-state remainder `L(d)` ([`GfMatrix`]) in parts of 8 octets, each
-//!    registered, with the last beat's unshift count `W − k`.
+//! 2. The data's zero-state remainder `L(d)` ([`GfMatrix`]) in parts of 4 or 8 octets
+//!    ([`data_parts`]), each registered, with the last beat's unshift count `W − k`.
 //! 3. The loop, `R ← A_W·R ⊕ L(d)` (the parts XORed in); a frame's last beat loads the result
 //!    into the finishing chain instead (the register itself for a null last beat). The loop
 //!    restarts at zero, not at `init`, and a frame's first beat carries `A_W·init` in its data
@@ -32,8 +32,8 @@
 //!
 //! Every register-to-register path is one XOR tree of at most 64 inputs, half an unshift's
 //! tree, or a select of registered values; the loop's tree has at most `8·min(W, m)` state
-//! inputs and `W/8` parts an output bit. (A whole unshift tree and its select in one clock
-//! was four LUT levels, CRC-32C W = 8's critical path at 232 MHz.)
+//! inputs and [`data_parts`] parts an output bit. (A whole unshift tree and its select in one
+//! clock was four LUT levels, CRC-32C W = 8's critical path at 232 MHz.)
 
 pub mod matrix;
 pub mod network;
@@ -51,6 +51,17 @@ use crate::axis::AxisSink;
 use offload_driver::crc::CrcKind;
 use rust_hdl::prelude::*;
 
+/// Parts the data remainder is computed in, each its own tree and register, XORed in the loop:
+/// parts of 4 octets up to W = 8 (W = 8 runs at 250 MHz: a 64-input part was its critical
+/// path), of 8 octets beyond (those widths run at 156.25 MHz, and the loop XORs every part).
+pub fn data_parts(width_bytes: usize) -> usize {
+    if width_bytes <= 8 {
+        width_bytes.div_ceil(4)
+    } else {
+        width_bytes / 8
+    }
+}
+
 /// Clocks from the edge that accepts a frame's last beat to the cycle `crc_valid` is high, for
 /// `width_bytes` octets per beat: input register, data remainder, loop, two clocks per unshift
 /// stage, output register.
@@ -59,7 +70,7 @@ pub fn latency(width_bytes: usize) -> u64 {
 }
 
 /// The engine for `D = 8*K` data bits, `K` octets per beat, a `C`-bit CRC, `S = log2(K)` unshift
-/// stages, `S1 = S + 1` and `P = max(1, K/8)` parts of the data remainder. Stable Rust has no
+/// stages, `S1 = S + 1` and `P = `[`data_parts`]`(K)` parts of the data remainder. Stable Rust has no
 /// const-generic arithmetic, hence the six parameters; [`CrcEngine::new`] checks them.
 #[derive(LogicBlock)]
 pub struct CrcEngine<const D: usize, const K: usize, const C: usize, const S: usize, const S1: usize, const P: usize> {
@@ -134,8 +145,8 @@ impl<const D: usize, const K: usize, const C: usize, const S: usize, const S1: u
 {
     pub fn new(kind: CrcKind) -> Self {
         assert!(
-            D == 8 * K && K.is_power_of_two() && S == K.trailing_zeros() as usize && S1 == S + 1 && P == (K / 8).max(1),
-            "CrcEngine<8K, K, C, log2(K), log2(K) + 1, max(1, K/8)>"
+            D == 8 * K && K.is_power_of_two() && S == K.trailing_zeros() as usize && S1 == S + 1 && P == data_parts(K),
+            "CrcEngine<8K, K, C, log2(K), log2(K) + 1, data_parts(K)>"
         );
         assert_eq!(C, kind.width() as usize, "CrcEngine: C must be the width of {kind:?}");
         let p = CrcPipeline::new(CrcNetwork::new(kind.params(), K));

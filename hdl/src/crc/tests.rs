@@ -21,7 +21,7 @@ fn check_value_at_several_widths() {
     let f = [b"123456789".to_vec()];
     check::<8, 1, 32, 0, 1, 1>(CrcKind::Crc32c, &f, &Traffic::full_rate());
     check::<32, 4, 32, 2, 3, 1>(CrcKind::Crc32c, &f, &Traffic::full_rate());
-    check::<64, 8, 32, 3, 4, 1>(CrcKind::Crc32c, &f, &Traffic::full_rate());
+    check::<64, 8, 32, 3, 4, 2>(CrcKind::Crc32c, &f, &Traffic::full_rate());
     check::<512, 64, 32, 6, 7, 8>(CrcKind::Crc32c, &f, &Traffic::full_rate());
     assert_eq!(CrcKind::Crc32c.checksum(b"123456789"), 0xE306_9283);
 }
@@ -31,10 +31,10 @@ fn every_tkeep_value_back_to_back_and_over_the_traffic_grid() {
     // Lengths 1..=17: every last-beat octet count after 0, 1 and 2 full beats, back to back.
     let mut rng = rand::rngs::StdRng::seed_from_u64(8);
     let frames: Vec<Vec<u8>> = (1..=17).map(|n| random_frames(&mut rng, 1, n, n).remove(0)).collect();
-    check::<64, 8, 32, 3, 4, 1>(CrcKind::Crc32c, &frames, &Traffic::full_rate());
+    check::<64, 8, 32, 3, 4, 2>(CrcKind::Crc32c, &frames, &Traffic::full_rate());
     for (i, t) in traffic_grid(3).iter().enumerate() {
         let frames = random_frames(&mut rng, 20, 1, 100);
-        check::<64, 8, 32, 3, 4, 1>(CrcKind::Crc32c, &frames, t);
+        check::<64, 8, 32, 3, 4, 2>(CrcKind::Crc32c, &frames, t);
         check::<32, 4, 32, 2, 3, 1>(CrcKind::Crc32c, &frames, &traffic_grid(i as u64)[3]);
     }
 }
@@ -43,7 +43,7 @@ fn every_tkeep_value_back_to_back_and_over_the_traffic_grid() {
 /// of what came before), then a normal frame.
 #[test]
 fn null_last_beat() {
-    let mut m = hdl_model::<64, 8, 32, 3, 4, 1>(CrcKind::Crc32c).unwrap();
+    let mut m = hdl_model::<64, 8, 32, 3, 4, 2>(CrcKind::Crc32c).unwrap();
     let p = |n: &str| m.port_id(n).unwrap();
     let (data, keep, valid, last, crc, crc_valid) =
         (p("s_tdata"), p("s_tkeep"), p("s_tvalid"), p("s_tlast"), p("crc"), p("crc_valid"));
@@ -77,7 +77,7 @@ fn null_last_beat() {
 #[test]
 fn other_catalogue_crcs() {
     let f = [b"123456789".to_vec(), vec![0u8; 5], b"x".to_vec()];
-    check::<64, 8, 32, 3, 4, 1>(CrcKind::Crc32, &f, &Traffic::full_rate());
+    check::<64, 8, 32, 3, 4, 2>(CrcKind::Crc32, &f, &Traffic::full_rate());
     check::<8, 1, 8, 0, 1, 1>(CrcKind::Crc8Smbus, &f, &Traffic::full_rate());
     check::<16, 2, 16, 1, 2, 1>(CrcKind::Crc16Mcrf4xx, &f, &Traffic::full_rate());
     check::<8, 1, 16, 0, 1, 1>(CrcKind::Crc16Mcrf4xx, &f, &Traffic::full_rate());

@@ -147,8 +147,8 @@ mod tests {
     /// the first cycle and the port where they part, or it proves nothing when it passes.
     #[test]
     fn reports_the_first_difference() {
-        let a = hdl_model::<64, 8, 32, 3, 4, 1>(CrcKind::Crc32c).unwrap();
-        let b = hdl_model::<64, 8, 32, 3, 4, 1>(CrcKind::Crc32).unwrap();
+        let a = hdl_model::<64, 8, 32, 3, 4, 2>(CrcKind::Crc32c).unwrap();
+        let b = hdl_model::<64, 8, 32, 3, 4, 2>(CrcKind::Crc32).unwrap();
         let mut l = Lockstep::new(a, b).unwrap();
         run_crc_frames(&mut l, &[b"123456789".to_vec()], &Traffic::full_rate()).unwrap();
         let m = l.mismatch().expect("CRC-32C and CRC-32 engines compared equal");
@@ -157,14 +157,14 @@ mod tests {
         assert_eq!(u32::from_le_bytes(m.b[..4].try_into().unwrap()), 0xCBF4_3926);
         assert!(l.check().is_err());
         // Equal models compare equal, cycle after cycle.
-        let mut l = Lockstep::new(hdl_model::<64, 8, 32, 3, 4, 1>(CrcKind::Crc32c).unwrap(), hdl_model::<64, 8, 32, 3, 4, 1>(CrcKind::Crc32c).unwrap()).unwrap();
+        let mut l = Lockstep::new(hdl_model::<64, 8, 32, 3, 4, 2>(CrcKind::Crc32c).unwrap(), hdl_model::<64, 8, 32, 3, 4, 2>(CrcKind::Crc32c).unwrap()).unwrap();
         run_crc_frames(&mut l, &vec![b"123456789".to_vec(); 3], &Traffic::full_rate()).unwrap();
         assert!(l.check().is_ok() && l.compared_cycles() > 5);
     }
 
     #[test]
     fn refuses_models_with_other_ports() {
-        let a = hdl_model::<64, 8, 32, 3, 4, 1>(CrcKind::Crc32c).unwrap();
+        let a = hdl_model::<64, 8, 32, 3, 4, 2>(CrcKind::Crc32c).unwrap();
         let b = hdl_model::<32, 4, 32, 2, 3, 1>(CrcKind::Crc32c).unwrap();
         assert!(matches!(Lockstep::new(a, b), Err(BenchError::Port(_))));
     }
