@@ -49,9 +49,10 @@ fn lint_catches_a_broken_design() {
     assert!(tools::verilator_lint(bad, "top").is_err());
 }
 
-/// The pipelined engine's area (docs/PERFORMANCE.md, "CRC engine at line rate"): at W = 8
-/// 819 LUTs and 321 FFs (the unshift stages and the pipeline registers cost what the old
-/// single-stage engine's 657 did not), at W = 64 3317 LUTs (goal ≤ 4045, asserted in
+/// The pipelined engine's area (docs/PERFORMANCE.md, "CRC engine, second round"): at W = 8
+/// 852 LUTs and 636 FFs since the engine runs at 250 MHz (819 and 321 before: each unshift
+/// stage's two halves and input copy, and a second data-remainder part, are the flip-flops
+/// that buy it), at W = 64 under 4045 LUTs (the goal, asserted in
 /// `every_block_family_synthesises_for_xilinx`).
 #[test]
 fn crc32c_w8_meets_area_goal_in_synth_xilinx() {
@@ -59,9 +60,10 @@ fn crc32c_w8_meets_area_goal_in_synth_xilinx() {
     let e = crc_entry(CrcKind::Crc32c, 8).unwrap();
     let r = ok(tools::synth_xilinx(&e.shipped_verilog(), &e.module_name()), "synth_xilinx");
     eprintln!("crc32c_w8: {} LUTs, {} FFs, {} MUXF", r.luts, r.ffs, r.muxf);
-    // 64 + 32 (beat, remainder) + 32 (state) + 4 × 32 (the chain) + 32 (crc) and control.
-    assert!((300..=360).contains(&r.ffs), "{} FFs\n{}", r.ffs, r.stat);
-    assert!(r.luts <= 850, "{} LUTs > 850\n{}", r.luts, r.stat);
+    // 64 + 2 × 32 (beat, remainder parts) + 32 (state) + 4 × 32 (the chain) + 3 × 3 × 32 (each
+    // unshift stage's halves and input copy) + 32 (crc) and control.
+    assert!((600..=670).contains(&r.ffs), "{} FFs\n{}", r.ffs, r.stat);
+    assert!(r.luts <= 880, "{} LUTs > 880\n{}", r.luts, r.stat);
     assert!(r.luts >= 300, "suspiciously small ({} LUTs): logic optimised away?", r.luts);
 }
 
