@@ -90,8 +90,8 @@ pub struct CrcEngine<const D: usize, const K: usize, const C: usize, const S: us
     in_first: DFF<Bit>,
     /// The next accepted beat starts a frame.
     first_pend: DFF<Bit>,
-    // Stage 2: the data remainder, in parts of at most 8 octets each (a 64-input XOR tree,
-    // three LUT4 levels; the loop XORs the parts).
+    // Stage 2: the data remainder, in `data_parts(K)` parts of 4 or 8 octets (at most a
+    // 64-input XOR tree, three LUT4 levels; the loop XORs the parts).
     data_net: [GfMatrix<D, C>; P],
     dr: [DFF<Bits<C>>; P],
     dr_valid: DFF<Bit>,

@@ -11,8 +11,9 @@
 //! (`tkeep`'s hull: no shifter), which gives `X = A_{W−k}·T`: the true register `T` followed by
 //! `W − k` zero octets. `A_n` is invertible (the polynomial has a constant term), so
 //! `T = U_{W−k}·X` with `U_n = A_n⁻¹`, applied as one conditional stage per bit of `W − k`
-//! (`U_1`, `U_2`, `U_4`, …), each its own clock, behind the loop. A null last beat (`tkeep` = 0)
-//! takes `R` itself. The finished CRC is the bit permutation and `xorout` of [`CrcNetwork::finish`].
+//! (`U_1`, `U_2`, `U_4`, …), each over two clocks (the product, then the select), behind the
+//! loop. A null last beat (`tkeep` = 0) takes `R` itself. The finished CRC is the bit
+//! permutation and `xorout` of [`CrcNetwork::finish`].
 
 use super::network::CrcNetwork;
 
