@@ -1,5 +1,6 @@
-//! Stage A of the MCTP packetizer: the message stream. It judges each message on its first beat
-//! (what `offload_driver::mctp::transmit` refuses is dropped whole and counted), latches the
+//! Stage A of the MCTP packetizer: the message stream. It acts on the refusal the input stage
+//! ([`super::input::InputStage`]) worked out for each message's first beat (what
+//! `offload_driver::mctp::transmit` refuses is dropped whole and counted), latches the
 //! message's header fields for the packet stage ([`super::MessageFieldsSource`]), masks the
 //! octets past `tkeep` and, when asked, appends the NVMe-MI MIC (CRC-32C over the message, low
 //! octet first) right after the last message octet — in the last beat's free lanes, and in one
@@ -20,9 +21,7 @@ use super::{MctpTxConfig, MessageFieldsSource};
 use crate::axis::{AxisSink, AxisSource};
 use crate::crc::CrcStep;
 use offload_driver::crc::CrcKind;
-use offload_driver::mctp::header::{EID_BROADCAST, EID_RESERVED};
-use offload_driver::mctp::{MAX_MESSAGE_LEN, MAX_MTU, MIN_MTU, SMBUS_MAX_MTU};
-use offload_driver::nvme_mi::{IC_BIT, MIC_LEN, OOB_MAX_MESSAGE_LEN};
+use offload_driver::nvme_mi::MIC_LEN;
 use rust_hdl::prelude::*;
 
 /// Where the message stage is in the current message.
@@ -47,6 +46,8 @@ pub struct MicStage<const D: usize, const K: usize> {
     pub cfg: MctpTxConfig,
     pub s: AxisSink<D, K>,
     pub s_len: Signal<In, Bits<17>>,
+    /// The message a first beat on `s` opens is refused (read with a first beat only).
+    pub s_refused: Signal<In, Bit>,
     /// The payload stream (message and MIC).
     pub m: AxisSource<D, K>,
     /// The fields of the message whose beats are on `m` (stable from its first beat on `m`
@@ -114,7 +115,6 @@ pub struct MicStage<const D: usize, const K: usize> {
     first: Signal<Local, Bit>,
     keep_in: Signal<Local, Bits<K>>,
     k_in: Signal<Local, Bits<8>>,
-    refused: Signal<Local, Bit>,
     bad: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     e_mic: Signal<Local, Bit>,
@@ -151,20 +151,11 @@ pub struct MicStage<const D: usize, const K: usize> {
     c_mic_len: Constant<Bits<8>>,
     c_mic_len17: Constant<Bits<17>>,
     c_init: Constant<Bits<32>>,
-    c_max_len: Constant<Bits<17>>,
-    c_mic_max_len: Constant<Bits<17>>,
-    c_min_mtu: Constant<Bits<8>>,
-    c_max_mtu: Constant<Bits<8>>,
-    c_smbus_max_mtu: Constant<Bits<8>>,
-    c_eid_lo: Constant<Bits<8>>,
-    c_eid_hi: Constant<Bits<8>>,
-    c_eid_bcast: Constant<Bits<8>>,
 }
 
 impl<const D: usize, const K: usize> Default for MicStage<D, K> {
     fn default() -> Self {
         assert!(D == 8 * K && matches!(K, 1 | 2 | 4 | 8), "MicStage<8K, K> with K in 1, 2, 4, 8");
-        assert_eq!(IC_BIT, 0x80, "the IC bit is read as bit 7 of the first octet");
         assert_eq!(MIC_LEN, 4);
         let step = CrcStep::<D, K, 32>::new(CrcKind::Crc32c);
         Self {
@@ -173,6 +164,7 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             cfg: Default::default(),
             s: Default::default(),
             s_len: Default::default(),
+            s_refused: Default::default(),
             m: Default::default(),
             msg: Default::default(),
             dropped: Default::default(),
@@ -228,7 +220,6 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             first: Default::default(),
             keep_in: Default::default(),
             k_in: Default::default(),
-            refused: Default::default(),
             bad: Default::default(),
             take: Default::default(),
             e_mic: Default::default(),
@@ -261,14 +252,6 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             c_w_m4: Constant::new((K.saturating_sub(MIC_LEN) as u64).into()),
             c_mic_len: Constant::new((MIC_LEN as u64).into()),
             c_mic_len17: Constant::new((MIC_LEN as u64).into()),
-            c_max_len: Constant::new((MAX_MESSAGE_LEN as u64).into()),
-            c_mic_max_len: Constant::new(((OOB_MAX_MESSAGE_LEN - MIC_LEN) as u64).into()),
-            c_min_mtu: Constant::new((MIN_MTU as u64).into()),
-            c_max_mtu: Constant::new((MAX_MTU as u64).into()),
-            c_smbus_max_mtu: Constant::new((SMBUS_MAX_MTU as u64).into()),
-            c_eid_lo: Constant::new((*EID_RESERVED.start() as u64).into()),
-            c_eid_hi: Constant::new((*EID_RESERVED.end() as u64).into()),
-            c_eid_bcast: Constant::new((EID_BROADCAST as u64).into()),
         }
     }
 }
@@ -323,18 +306,7 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
             }
         }
 
-        // What the software transmit refuses (length, MTU, EIDs, MIC without the IC bit or
-        // over the NVMe-MI out-of-band limit).
-        self.refused.next = (self.s_len.val() == 0)
-            | (self.s_len.val() > self.c_max_len.val())
-            | (self.cfg.mtu.val() < self.c_min_mtu.val())
-            | (self.cfg.mtu.val() > self.c_max_mtu.val())
-            | (self.cfg.smbus.val() & (self.cfg.mtu.val() > self.c_smbus_max_mtu.val()))
-            | ((self.cfg.src_eid.val() >= self.c_eid_lo.val()) & (self.cfg.src_eid.val() <= self.c_eid_hi.val()))
-            | (self.cfg.src_eid.val() == self.c_eid_bcast.val())
-            | ((self.cfg.dst_eid.val() >= self.c_eid_lo.val()) & (self.cfg.dst_eid.val() <= self.c_eid_hi.val()))
-            | (self.cfg.mic.val() & (!self.s.tdata.val().get_bit(7) | (self.s_len.val() > self.c_mic_max_len.val())));
-        self.bad.next = self.first.val() & self.s.tvalid.val() & self.refused.val();
+        self.bad.next = self.first.val() & self.s.tvalid.val() & self.s_refused.val();
         self.take.next = self.a_free.val()
             & self.s.tvalid.val()
             & !self.bad.val()

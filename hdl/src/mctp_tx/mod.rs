@@ -16,8 +16,10 @@
 //! The ports are bundles ([`MctpTxConfig`] `cfg`, the AXI-Stream `s`/`m`, [`MctpTxCounters`]
 //! `counters`), flattened to the names above at the boundary.
 //!
-//! Written once, in `#[hdl_gen]`, as three stages in one file each, joined by bundles:
-//! [`mic::MicStage`] (refusals, the header fields latched, the NVMe-MI MIC appended: the
+//! Written once, in `#[hdl_gen]`, as four stages in one file each, joined by bundles:
+//! [`input::InputStage`] (a skid buffer, so that `s_tready` is a register, carrying the
+//! configuration, `s_len` and the refusal check of each beat), [`mic::MicStage`] (refusals
+//! acted on, the header fields latched, the NVMe-MI MIC appended: the
 //! message's payload stream), [`packets::PacketStage`] (the packets: headers, SMBus prefix, the
 //! payload split by the MTU; the datapath is described there) and [`pec::PecStage`] (the SMBus
 //! PEC), with a skid buffer between the first two (the message fields on its side channel), so
@@ -29,12 +31,14 @@
 //! short message is padded with zero octets (after its MIC), the excess of a long one is
 //! discarded, and `len_errors` counts it.
 
+pub mod input;
 pub mod mic;
 pub mod packets;
 pub mod pec;
 
 use crate::axis::{AxisSink, AxisSkid, AxisSource};
 use crate::testbench::{BenchError, HdlModel};
+use input::InputStage;
 use mic::MicStage;
 use packets::PacketStage;
 use pec::PecStage;
@@ -182,11 +186,12 @@ impl HeaderBeats {
     }
 }
 
-/// Clocks from a message's first beat accepted to its first packet's first beat on `m`: stage
-/// A's input and output registers, the skid buffer, the packet stage's output register and the
-/// PEC stage's (three before issue 27, four with its skid buffer, five since stage A's MIC
-/// placement has a clock of its own).
-pub const LATENCY: u64 = 5;
+/// Clocks from a message's first beat accepted to its first packet's first beat on `m`: the
+/// input skid buffer, stage A's input and output registers, the skid buffer, the packet
+/// stage's output register and the PEC stage's (three before issue 27, four with its skid
+/// buffer, five since stage A's MIC placement has a clock of its own, six with the input skid
+/// buffer).
+pub const LATENCY: u64 = 6;
 
 /// The bits of [`MessageFields`], packed on the side channel between stage A and stage B.
 const MSG_BITS: usize = 97;
@@ -202,6 +207,7 @@ pub struct MctpTx<const D: usize, const K: usize> {
     pub s_len: Signal<In, Bits<17>>,
     pub m: AxisSource<D, K>,
     pub counters: MctpTxCounters,
+    entry: InputStage<D, K>,
     mic: MicStage<D, K>,
     /// Between the message stage and the packet stage: the packet stage's `take` (which
     /// depends on the beat's layout) ends at this buffer's registers instead of running on
@@ -225,6 +231,7 @@ impl<const D: usize, const K: usize> Default for MctpTx<D, K> {
             s_len: Default::default(),
             m: Default::default(),
             counters: Default::default(),
+            entry: Default::default(),
             mic: Default::default(),
             skid: Default::default(),
             msg_user: Default::default(),
@@ -238,15 +245,20 @@ impl<const D: usize, const K: usize> Default for MctpTx<D, K> {
 impl<const D: usize, const K: usize> Logic for MctpTx<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, mic, skid, pkt, pec);
+        clock!(self, clock, entry, mic, skid, pkt, pec);
+        self.entry.reset.next = self.reset.val();
         self.mic.reset.next = self.reset.val();
         self.skid.reset.next = self.reset.val();
         self.pkt.reset.next = self.reset.val();
         self.pec.reset.next = self.reset.val();
-        // Input port → message stage → packet stage → PEC stage → output port.
-        MctpTxConfig::link(&mut self.cfg, &mut self.mic.cfg);
-        AxisSink::<D, K>::link(&mut self.s, &mut self.mic.s);
-        self.mic.s_len.next = self.s_len.val();
+        // Input port → input stage → message stage → packet stage → PEC stage → output port.
+        MctpTxConfig::link(&mut self.cfg, &mut self.entry.cfg);
+        AxisSink::<D, K>::link(&mut self.s, &mut self.entry.s);
+        self.entry.s_len.next = self.s_len.val();
+        MctpTxConfig::join(&mut self.mic.cfg, &mut self.entry.m_cfg);
+        AxisSource::<D, K>::join(&mut self.entry.m, &mut self.mic.s);
+        self.mic.s_len.next = self.entry.m_len.val();
+        self.mic.s_refused.next = self.entry.m_refused.val();
         AxisSource::<D, K>::join(&mut self.mic.m, &mut self.skid.s);
         // The message fields, packed for the skid buffer's side channel and unpacked behind it.
         self.msg_user.next = (bit_cast::<MSG_BITS, 8>(self.mic.msg.src.val()) << 0)
