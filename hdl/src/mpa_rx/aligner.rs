@@ -104,6 +104,14 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     mp_c: [Signal<Local, Bits<7>>; E_MAX],
     c_c: [Signal<Local, Bits<8>>; E_MAX],
     ca_c: [Signal<Local, Bits<8>>; E_MAX],
+    /// The next Marker flags for each word count: the next `mpos < N` (`mk_c`) and the next
+    /// `mpos = 0` (`hz_c`, that is `mpos = j` now), so that `mk_q` and `hw_q` are a pick by
+    /// the one-hot count, not a compare behind the picked `mpos` (issue 26: `r` → `e` → the
+    /// next `mpos` → `hw_q` was the receiver's critical path at 115.97 MHz).
+    mk_c: [Signal<Local, Bit>; E_MAX],
+    hz_c: [Signal<Local, Bit>; E_MAX],
+    mk_nx: Signal<Local, Bit>,
+    hw_nx: Signal<Local, Bit>,
     // Combinational.
     adv: Signal<Local, Bit>,
     nt: Signal<Local, Bits<18>>,
@@ -192,6 +200,10 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             mp_c: Default::default(),
             c_c: Default::default(),
             ca_c: Default::default(),
+            mk_c: Default::default(),
+            hz_c: Default::default(),
+            mk_nx: Default::default(),
+            hw_nx: Default::default(),
             adv: Default::default(),
             at_start: Default::default(),
             hdr_whole: Default::default(),
@@ -271,6 +283,8 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             self.mp_c[j].next = 0.into();
             self.c_c[j].next = 0.into();
             self.ca_c[j].next = 0.into();
+            self.mk_c[j].next = false;
+            self.hz_c[j].next = false;
         }
         for j in 0..(E_MAX + 1) {
             self.ge[j].next = false;
@@ -286,6 +300,8 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             self.mp_c[j].next = self.mpos.q.val() - self.c_j7[j].val();
             self.c_c[j].next = self.c.q.val() - self.c_4j[j].val();
             self.ca_c[j].next = self.c.q.val() - self.c_4j[j].val() + self.s_count.val();
+            self.mk_c[j].next = (self.mp_c[j].val() & self.c_n7_hi.val()) == 0;
+            self.hz_c[j].next = self.mpos.q.val() == self.c_j7[j].val();
         }
         for j in 1..(K / 4 + 1) {
             self.c_ge[j].next = self.c_ge[j - 1].val() & ((self.c.q.val() >> 2) != self.c_j8[j - 1].val());
@@ -404,10 +420,14 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         // same update, Verilog does.)
         self.c_nx.next = 0.into();
         self.mpos_next.next = 0.into();
+        self.mk_nx.next = false;
+        self.hw_nx.next = false;
         self.r_nx.next = 0.into();
         for j in 0..E_MAX {
             if self.oh[j].val() {
                 self.mpos_next.next = self.mpos_next.val() | self.mp_c[j].val();
+                self.mk_nx.next = self.mk_nx.val() | self.mk_c[j].val();
+                self.hw_nx.next = self.hw_nx.val() | self.hz_c[j].val();
                 if self.accept.val() {
                     self.c_nx.next = self.c_nx.val() | self.ca_c[j].val();
                 } else {
@@ -458,13 +478,15 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             self.e_q.d.next = 0.into();
             // The lane of the first Marker: (512 - offset mod 512) / 4, mod 128.
             self.mpos_next.next = self.c_zero7.val() - bit_cast::<7, 32>(self.cfg_offset.val() >> 2);
+            self.mk_nx.next = (self.mpos_next.val() & self.c_n7_hi.val()) == 0;
+            self.hw_nx.next = self.mpos_next.val() == self.c_zero7.val();
             self.r.d.next = 0.into();
             self.st.d.next = true;
             self.hh_q.d.next = false;
         }
         self.mpos.d.next = self.mpos_next.val();
-        self.mk_q.d.next = self.cfg_markers.val() & ((self.mpos_next.val() & self.c_n7_hi.val()) == 0);
-        self.hw_q.d.next = self.cfg_markers.val() & (self.mpos_next.val() == self.c_zero7.val());
+        self.mk_q.d.next = self.cfg_markers.val() & self.mk_nx.val();
+        self.hw_q.d.next = self.cfg_markers.val() & self.hw_nx.val();
     }
 }
 
