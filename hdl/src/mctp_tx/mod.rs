@@ -215,6 +215,10 @@ pub struct MctpTx<const D: usize, const K: usize> {
     /// beat carries its message's.
     skid: AxisSkid<D, K, MSG_BITS>,
     msg_user: Signal<Local, Bits<MSG_BITS>>,
+    /// The payload beat's octets (its highest kept lane + 1): on the skid buffer's `tkeep`.
+    pay_cnt: Signal<Local, Bits<8>>,
+    c_lane1: [Constant<Bits<8>>; K],
+    c_bit: [Constant<Bits<K>>; K],
     c_one_u: Constant<Bits<MSG_BITS>>,
     pkt: PacketStage<D, K>,
     pec: PecStage<D, K>,
@@ -235,6 +239,9 @@ impl<const D: usize, const K: usize> Default for MctpTx<D, K> {
             mic: Default::default(),
             skid: Default::default(),
             msg_user: Default::default(),
+            pay_cnt: Default::default(),
+            c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
+            c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             c_one_u: Constant::new(1u64.into()),
             pkt: Default::default(),
             pec: Default::default(),
@@ -259,7 +266,19 @@ impl<const D: usize, const K: usize> Logic for MctpTx<D, K> {
         AxisSource::<D, K>::join(&mut self.entry.m, &mut self.mic.s);
         self.mic.s_len.next = self.entry.m_len.val();
         self.mic.s_refused.next = self.entry.m_refused.val();
-        AxisSource::<D, K>::join(&mut self.mic.m, &mut self.skid.s);
+        // The payload beat into the skid buffer, its lane mask counted on the way (the packet
+        // stage reads the count from the buffer's `tkeep`).
+        self.skid.s.tdata.next = self.mic.m.tdata.val();
+        self.skid.s.tvalid.next = self.mic.m.tvalid.val();
+        self.skid.s.tlast.next = self.mic.m.tlast.val();
+        self.mic.m.tready.next = self.skid.s.tready.val();
+        self.pay_cnt.next = 0.into();
+        for i in 0..K {
+            if (self.mic.m.tkeep.val() & self.c_bit[i].val()) != 0 {
+                self.pay_cnt.next = self.c_lane1[i].val();
+            }
+        }
+        self.skid.s.tkeep.next = bit_cast::<K, 8>(self.pay_cnt.val());
         // The message fields, packed for the skid buffer's side channel and unpacked behind it.
         self.msg_user.next = (bit_cast::<MSG_BITS, 8>(self.mic.msg.src.val()) << 0)
             | (bit_cast::<MSG_BITS, 8>(self.mic.msg.dst.val()) << 8)

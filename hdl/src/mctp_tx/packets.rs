@@ -52,7 +52,10 @@ pub struct PacketStage<const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high.
     pub reset: Signal<In, Bit>,
-    /// The payload stream (full beats, the last one partial).
+    /// The payload stream (full beats, the last one partial). Its `tkeep` is not a lane mask
+    /// but the beat's octet count in binary, counted in front of the skid buffer before this
+    /// stage (issue 27: decoding a lane mask here ran into the held-octet arithmetic, W = 4's
+    /// critical path); `K` bits hold it at every width (`K ≥ ⌊log2 K⌋ + 1`).
     pub s: AxisSink<D, K>,
     /// The fields of the message whose first beat is on `s`.
     pub msg: MessageFields,
@@ -230,7 +233,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     rm_i: Signal<Local, Bits<8>>,
     // Constants.
     c_lane: [Constant<Bits<8>>; K],
-    c_lane1: [Constant<Bits<8>>; K],
     c_bit: [Constant<Bits<K>>; K],
     c_byte_d: Constant<Bits<D>>,
     c_w: Constant<Bits<8>>,
@@ -422,7 +424,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             pend_n: Default::default(),
             new_pkt: Default::default(),
             c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
-            c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             c_byte_d: Constant::new(0xFFu64.into()),
             c_w: Constant::new((K as u64).into()),
@@ -593,12 +594,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         self.take.next = self.emit.val() & self.need_in.val();
         self.s.tready.next =
             !self.reset.val() & (self.take.val() | (self.phase.q.val() == PacketPhase::Drain));
-        self.in_cnt.next = 0.into();
-        for i in 0..K {
-            if (self.s.tkeep.val() & self.c_bit[i].val()) != 0 {
-                self.in_cnt.next = self.c_lane1[i].val();
-            }
-        }
+        self.in_cnt.next = bit_cast::<8, K>(self.s.tkeep.val());
         // The payload stream ended early: the rest of the message is zeros. Worked out for both
         // outcomes of `take` (with the new beat's octets, `_t`, or without, `_nt`) side by side,
         // and selected by it at the end, so `take` is not in front of the arithmetic.
