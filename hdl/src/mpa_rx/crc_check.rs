@@ -99,15 +99,6 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     found: Signal<Local, Bits<16>>,
     hdr_off_eff: Signal<Local, Bits<16>>,
     expected: Signal<Local, Bits<16>>,
-    /// The Marker's FPDUPTR (masked) and whether it is the one due, tested as
-    /// `found + hdr_off = mk_off` (mod 2^16): one adder on each side, side by side, where
-    /// `found = mk_off − hdr_off` put the subtraction behind the offset's adder.
-    found_m: Signal<Local, Bits<16>>,
-    /// (Both sides in 16-bit Locals: a 32-bit operand in the compare would widen the sum in
-    /// Verilog, where rust-hdl's simulator wraps it.)
-    mk_sum: Signal<Local, Bits<16>>,
-    mk_off16: Signal<Local, Bits<16>>,
-    mk_ok: Signal<Local, Bit>,
     c_ptr_mask: Constant<Bits<16>>,
     c_marker_len: Constant<Bits<32>>,
     lead_mk: Signal<Local, Bit>,
@@ -174,10 +165,6 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             found: Default::default(),
             hdr_off_eff: Default::default(),
             expected: Default::default(),
-            found_m: Default::default(),
-            mk_sum: Default::default(),
-            mk_off16: Default::default(),
-            mk_ok: Default::default(),
             c_ptr_mask: Constant::new((FPDUPTR_MASK as u64).into()),
             c_marker_len: Constant::new((MARKER_LEN as u64).into()),
             c_mk_exp: Default::default(),
@@ -317,14 +304,9 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         // when it leads), after it `mk_off − hdr_off`.
         self.hdr_off_eff.next = self.hdr_off.q.val();
         self.expected.next = bit_cast::<16, 32>(self.mk_off.val()) - self.hdr_off.q.val();
-        self.found_m.next = self.found.val() & self.c_ptr_mask.val();
-        self.mk_sum.next = self.found_m.val() + self.hdr_off.q.val();
-        self.mk_off16.next = bit_cast::<16, 32>(self.mk_off.val());
-        self.mk_ok.next = self.mk_sum.val() == self.mk_off16.val();
         if self.b.first.val() {
             self.hdr_off_eff.next = bit_cast::<16, 32>(self.hdr_at.val());
             self.expected.next = bit_cast::<16, 8>(self.b.mkl.val()) << 2;
-            self.mk_ok.next = self.found_m.val() == self.expected.val();
         }
 
         if self.b.ready.val() {
@@ -338,7 +320,8 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
                 self.q_mk_off.d.next = self.mk_off.val();
                 self.q_mk_found.d.next = self.found.val();
                 self.q_mk_exp.d.next = self.expected.val();
-                self.q_mk_bad.d.next = self.b.mk.val() & !self.mk_ok.val();
+                self.q_mk_bad.d.next =
+                    self.b.mk.val() & ((self.found.val() & self.c_ptr_mask.val()) != self.expected.val());
                 self.q_len_bad.d.next = self.b.first.val()
                     & ((self.len_in.val() == 0) | (self.len_in.val() > self.cfg_mulpdu.val()));
                 self.hdr_off.d.next = self.hdr_off_eff.val();
