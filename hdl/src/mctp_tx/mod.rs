@@ -22,8 +22,9 @@
 //! acted on, the header fields latched, the NVMe-MI MIC appended: the
 //! message's payload stream), [`packets::PacketStage`] (the packets: headers, SMBus prefix, the
 //! payload split by the MTU; the datapath is described there) and [`pec::PecStage`] (the SMBus
-//! PEC), with a skid buffer between the first two (the message fields on its side channel), so
-//! that the packet stage's input handshake ends at registers. The CRC-32C and CRC-8 networks
+//! PEC), with a skid buffer between the message and packet stages (the message fields on its
+//! side channel, the beat's octet count on its `tkeep`), so that the packet stage's input
+//! handshake ends at registers. The CRC-32C and CRC-8 networks
 //! are [`crate::crc::CrcStep`] leaves. Latency [`LATENCY`] clocks; back-to-back messages run at
 //! one output beat per clock.
 //!
