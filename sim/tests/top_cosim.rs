@@ -769,9 +769,8 @@ fn rust_hdl_and_verilated_board_core_agree_cycle_by_cycle() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(7012);
     let a = offload_hdl::board::bridge::board_hdl_model().unwrap();
     let b = VerilatedModel::new(offload_sim::model_info("board_core_w4").unwrap());
-    // The board core's outputs are FrontPanel words only: the MCTP RX block's payload (a Rust
-    // model beside Verilog text, compared while valid in the top's lockstep) reaches them only
-    // through the FIFOs, which take valid beats.
+    // The board core's outputs are FrontPanel words only, every one compared each clock: the
+    // blocks' streams reach them through the FIFOs.
     let l = Lockstep::new(a, b).unwrap();
     let t = OkTransport::new(BoardBench::new(l)).unwrap();
     let mut hw = TopOffload::open(t, "ok-lockstep").unwrap();
