@@ -761,8 +761,19 @@ fn rust_hdl_and_verilated_top_agree_cycle_by_cycle() {
 /// register accesses, ULPDUs and a message through the transmit pipes, RFC 5044 Figures 5 and 6
 /// and spoiled streams through the MPA RX pipes, MCTP frames with faults through the MCTP RX
 /// pipes; every output compared every cycle, the results equal to the software's.
+///
+/// rust-hdl builds and settles the whole board core by deep recursion, which in the dev profile
+/// needs more than a test thread's default 2 MiB of stack; the body runs on a thread of its own
+/// with 64 MiB, so a plain `cargo test` passes without `RUST_MIN_STACK`.
 #[test]
 fn rust_hdl_and_verilated_board_core_agree_cycle_by_cycle() {
+    let body = std::thread::Builder::new().stack_size(64 << 20).spawn(board_core_lockstep).unwrap();
+    if let Err(panic) = body.join() {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+fn board_core_lockstep() {
     use offload_driver::ok::OkTransport;
     use offload_hdl::testbench::{BoardBench, Lockstep};
     use offload_sim::VerilatedModel;
