@@ -8,8 +8,9 @@
 //! the window's fill and the MIC step (54 LUT levels at W = 8). None of the positional part
 //! depends on the reassembly context, so it can run a beat ahead without any hazard with the
 //! judging clock: the decoder tracks the frame position of the beats the skid buffer accepts and
-//! hands each beat on with its payload shifted to lane 0 (`m.tdata`), its payload lanes
-//! (`m.tkeep`) and the fields below (`m_user`, [`INFO_BITS`] bits). Its own registers follow the
+//! hands each beat on with its payload shifted to lane 0 (`m.tdata`, the lanes past the
+//! payload zero, so that the frame stage's window shift starts from the skid's register), its
+//! payload lanes (`m.tkeep`, a thermometer: lanes `0..n`) and the fields below (`m_user`, [`INFO_BITS`] bits). Its own registers follow the
 //! accepted beats, so it needs no ready of its own: `s.tready` is the skid buffer's (a
 //! register) and a beat is decoded in the clock it is accepted.
 //!
@@ -73,12 +74,15 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     room_rest: Signal<Local, Bits<5>>,
     room_w_next: Signal<Local, Bits<4>>,
     lanes: Signal<Local, Bits<K>>,
+    /// `lanes` as a data mask.
+    lane_mask: Signal<Local, Bits<D>>,
     pos_sum: Signal<Local, Bits<17>>,
     pos_n: Signal<Local, Bits<16>>,
     info: Signal<Local, Bits<INFO_BITS>>,
     c_lane: [Constant<Bits<4>>; K],
     c_lane1: [Constant<Bits<4>>; K],
     c_bit: [Constant<Bits<K>>; K],
+    c_byte_mask: [Constant<Bits<D>>; K],
     c_w: Constant<Bits<8>>,
     c_w4: Constant<Bits<4>>,
     c_w5: Constant<Bits<5>>,
@@ -129,12 +133,18 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             room_w_next: Default::default(),
             n_eff: Default::default(),
             lanes: Default::default(),
+            lane_mask: Default::default(),
             pos_sum: Default::default(),
             pos_n: Default::default(),
             info: Default::default(),
             c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
             c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
+            c_byte_mask: std::array::from_fn(|i| Constant::new(crate::bits::bytes_to_bits::<D>(&{
+                let mut m = vec![0u8; K];
+                m[i] = 0xFF;
+                m
+            }))),
             c_w: Constant::new((K as u64).into()),
             c_w4: Constant::new((K as u64).into()),
             c_w5: Constant::new((K as u64).into()),
@@ -215,13 +225,16 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
             self.n_eff.next = self.room_w.q.val();
         }
         self.lanes.next = 0.into();
+        self.lane_mask.next = 0.into();
         for i in 0..K {
             if self.c_lane[i].val() < self.n_eff.val() {
                 self.lanes.next = self.lanes.val() | self.c_bit[i].val();
+                self.lane_mask.next = self.lane_mask.val() | self.c_byte_mask[i].val();
             }
         }
         // (a = W only when no payload is in the beat: the shift wraps to 0 then.)
-        self.m.tdata.next = self.s.tdata.val() >> (bit_cast::<16, 4>(self.a_r.q.val() & self.c_w_m1.val()) << 3);
+        self.m.tdata.next = (self.s.tdata.val() >> (bit_cast::<16, 4>(self.a_r.q.val() & self.c_w_m1.val()) << 3))
+            & self.lane_mask.val();
         self.m.tkeep.next = self.lanes.val();
         self.pos_sum.next = bit_cast::<17, 16>(self.pos.q.val()) + bit_cast::<17, 4>(self.k.val());
         self.pos_n.next = self.pos_sum.val().get_bits::<16>(0);

@@ -43,9 +43,10 @@
 //!    PEC, version, the open key's match, the sequence number), so the judging clock starts
 //!    from registered verdicts and only orders them. The MIC is split over two clocks: the
 //!    judging clock registers the last partial word's CRC-32C step, and the residue compare,
-//!    the descriptor, the counter and the free start follow in the next clock; a beat
+//!    the counter and the free start follow in the next clock (the delivery clock); a beat
 //!    choosing its target in that clock sees them forwarded (`ms_f`, `slot_busy_f`, and
-//!    `q_afull` for the queue).
+//!    `q_afull` for the queue). The descriptor is pushed a clock later still (`push_r`), so
+//!    the compare does not run on into the queue's flags.
 //!
 //! `s.tready` is chosen from registers and the key match only: the ring's room for each
 //! address a beat can write at is a flag registered a clock ahead (`okr_*`, with a word of
@@ -156,6 +157,8 @@ pub struct FrameStage<const D: usize, const K: usize> {
     clen: DFF<Bits<16>>,
     c_wa: DFF<Bits<14>>,
     c_wf: DFF<Bits<8>>,
+    /// The committed window's lanes, `c_wf` as a lane mask (as `wf_keep_r` is `wf`'s).
+    c_keep: DFF<Bits<K>>,
     /// The ring word after the committed octets (`c_wa`, or the next word when `c_wf` > 0).
     c_end: DFF<Bits<14>>,
     c_win: DFF<Bits<D>>,
@@ -192,6 +195,11 @@ pub struct FrameStage<const D: usize, const K: usize> {
     dl_slot: DFF<Bit>,
     dl_next: DFF<Bits<14>>,
     dl_desc: DFF<Bits<62>>,
+    /// The descriptor push, registered from the delivery clock's verdict and made in the clock
+    /// after it (`dl_desc` still holds the descriptor then: only a judging clock loads it).
+    /// Without this register the residue compare ran on through the queue's pointers and
+    /// flags (`top_w8`'s critical path).
+    push_r: DFF<Bit>,
     // The MIC over each written word (a child: see `crc_regs`), the MIC over the final
     // partial word in the judging clock.
     mic_w: MicReg<D, K>,
@@ -241,8 +249,13 @@ pub struct FrameStage<const D: usize, const K: usize> {
     rdy: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     n_eff: Signal<Local, Bits<8>>,
-    pay_mask: Signal<Local, Bits<D>>,
     pay: Signal<Local, Bits<D>>,
+    /// The payload's lanes (`tkeep`, a thermometer) moved up past each window's fill: the
+    /// lanes it takes in the word (`tk_lo_*`) and those left over (`tk_hi_*`).
+    tk_lo_run: Signal<Local, Bits<K>>,
+    tk_hi_run: Signal<Local, Bits<K>>,
+    tk_lo_com: Signal<Local, Bits<K>>,
+    tk_hi_com: Signal<Local, Bits<K>>,
     sl_run: Signal<Local, Bits<D>>,
     sr_run: Signal<Local, Bits<D>>,
     sl_com: Signal<Local, Bits<D>>,
@@ -286,11 +299,8 @@ pub struct FrameStage<const D: usize, const K: usize> {
     desc_l: Signal<Local, Bits<62>>,
     unused_nxt: Signal<Local, Bits<32>>,
     // Constants.
-    c_lane: [Constant<Bits<8>>; K],
-    /// `W + lane`: a lane is below `total − W` when `W + lane < total`.
-    c_lane_w: [Constant<Bits<8>>; K],
-    c_bit: [Constant<Bits<K>>; K],
-    c_byte_mask: [Constant<Bits<D>>; K],
+    /// The top lane, `W − 1`: a window holding it is full.
+    c_top_lane: Constant<Bits<K>>,
     c_w: Constant<Bits<8>>,
     /// Bit `b` of a fill, and the shift by `2^b` octets it stands for.
     c_fill_bit: [Constant<Bits<8>>; 3],
@@ -389,6 +399,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             clen: Default::default(),
             c_wa: Default::default(),
             c_wf: Default::default(),
+            c_keep: Default::default(),
             c_end: Default::default(),
             c_win: Default::default(),
             mic_c: Default::default(),
@@ -411,6 +422,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             dl_slot: Default::default(),
             dl_next: Default::default(),
             dl_desc: Default::default(),
+            push_r: Default::default(),
             c_mic_init: Constant::new(fin_step.init()),
             fin_step,
             mic_w: Default::default(),
@@ -451,8 +463,11 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             rdy: Default::default(),
             take: Default::default(),
             n_eff: Default::default(),
-            pay_mask: Default::default(),
             pay: Default::default(),
+            tk_lo_run: Default::default(),
+            tk_hi_run: Default::default(),
+            tk_lo_com: Default::default(),
+            tk_hi_com: Default::default(),
             sl_run: Default::default(),
             sr_run: Default::default(),
             sl_com: Default::default(),
@@ -494,14 +509,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             j_olen: Default::default(),
             desc_l: Default::default(),
             unused_nxt: Default::default(),
-            c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
-            c_lane_w: std::array::from_fn(|i| Constant::new(((K + i) as u64).into())),
-            c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
-            c_byte_mask: std::array::from_fn(|i| Constant::new(crate::bits::bytes_to_bits::<D>(&{
-                let mut m = vec![0u8; K];
-                m[i] = 0xFF;
-                m
-            }))),
+            c_top_lane: Constant::new((1u64 << (K - 1)).into()),
             c_w: Constant::new((K as u64).into()),
             c_fill_bit: std::array::from_fn(|b| Constant::new((1u64 << b).into())),
             c_oct_sh: std::array::from_fn(|b| Constant::new((8u64 << b).into())),
@@ -537,8 +545,8 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit_f, clen, c_wa, c_wf, c_end,
-            c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, dl_pend, dl_bad, dl_fin, dl_chk, dl_slot, dl_next, dl_desc
+            self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit_f, clen, c_wa, c_wf, c_keep, c_end,
+            c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, dl_pend, dl_bad, dl_fin, dl_chk, dl_slot, dl_next, dl_desc, push_r
         );
         clock!(self, clock, mic_w);
         self.mic_w.reset.next = self.reset.val();
@@ -607,7 +615,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             }
         }
         // Ready unless judging, or a frame would start with no descriptor free (counting the one
-        // being published), or the ring lacks room, or the slot's last message is still being
+        // being published: pending in the delivery clock, pushed in the next), or the ring lacks room, or the slot's last message is still being
         // read. The room flags are registers (`okr_*`), and the target picks one. A delivery
         // pending to the ring checks room after it (`okr_dl`): that is never less than at the
         // free start, so a failed MIC only makes it stricter for a clock.
@@ -629,50 +637,57 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         }
         self.rdy.next = !self.reset.val()
             & !self.endc.q.val()
-            & (self.in_frame.q.val() | !(self.q_full.val() | (self.dl_pend.q.val() & self.q_afull.val())))
+            & (self.in_frame.q.val()
+                | !(self.q_full.val() | ((self.dl_pend.q.val() | self.push_r.q.val()) & self.q_afull.val())))
             & self.ring_ok.val()
             & !(self.flags_here.val() & self.e_ts.val() & self.slot_busy_f.val());
         self.s.tready.next = self.rdy.val();
         self.take.next = self.s.tvalid.val() & self.rdy.val();
 
-        // The payload (lanes 0..n_eff, tkeep) after the window (lanes past its fill are zero):
-        // the word to write (lo) and what is left over (hi), for each window, then selected.
-        self.pay_mask.next = 0.into();
-        for i in 0..K {
-            if (self.s.tkeep.val() & self.c_bit[i].val()) != 0 {
-                self.pay_mask.next = self.pay_mask.val() | self.c_byte_mask[i].val();
-            }
-        }
-        self.pay.next = self.s.tdata.val() & self.pay_mask.val();
+        // The payload (lanes 0..n_eff, `tkeep`; the decoder zeroed the lanes past it) after the
+        // window (lanes past its fill are zero): the word to write (lo) and what is left over
+        // (hi), for each window, then selected.
+        self.pay.next = self.s.tdata.val();
         // The shifts by a fill (`pay << 8·fill` into the word, `pay >> 8·(W − fill)` left over)
         // are barrels of constant shifts, one 2:1 select per bit of the fill (log2 W bits:
         // `K / 2 − K / 8` for K in 1, 2, 4, 8), not `<<` by a variable: Yosys's `share` pass
         // (in `synth_ecp5`) merges two variable shifts of the same `pay` into one shifter
         // behind a select of the amounts, which would put the key match back in front of it.
+        // The payload's lanes go through the same barrels, so each window's lanes after the beat
+        // and whether it fills a word are masks and one bit, not the sum `fill + n_eff` and
+        // compares with it.
         self.sl_run.next = self.pay.val();
         self.sr_run.next = self.pay.val() >> 8;
         self.sl_com.next = self.pay.val();
         self.sr_com.next = self.pay.val() >> 8;
+        self.tk_lo_run.next = self.s.tkeep.val();
+        self.tk_hi_run.next = self.s.tkeep.val() >> 1;
+        self.tk_lo_com.next = self.s.tkeep.val();
+        self.tk_hi_com.next = self.s.tkeep.val() >> 1;
         for b in 0..(K / 2 - K / 8) {
             if (self.wf.q.val() & self.c_fill_bit[b].val()) != 0 {
                 self.sl_run.next = self.sl_run.val() << self.c_oct_sh[b].val();
+                self.tk_lo_run.next = self.tk_lo_run.val() << self.c_fill_bit[b].val();
             } else {
                 self.sr_run.next = self.sr_run.val() >> self.c_oct_sh[b].val();
+                self.tk_hi_run.next = self.tk_hi_run.val() >> self.c_fill_bit[b].val();
             }
             if (self.c_wf.q.val() & self.c_fill_bit[b].val()) != 0 {
                 self.sl_com.next = self.sl_com.val() << self.c_oct_sh[b].val();
+                self.tk_lo_com.next = self.tk_lo_com.val() << self.c_fill_bit[b].val();
             } else {
                 self.sr_com.next = self.sr_com.val() >> self.c_oct_sh[b].val();
+                self.tk_hi_com.next = self.tk_hi_com.val() >> self.c_fill_bit[b].val();
             }
         }
         self.lo_run.next = self.win.q.val() | self.sl_run.val();
         self.hi_run.next = self.sr_run.val();
         self.total_run.next = self.wf.q.val() + self.n_eff.val();
-        self.full_run.next = self.total_run.val() >= self.c_w.val();
+        self.full_run.next = ((self.wf_keep_r.q.val() | self.tk_lo_run.val()) & self.c_top_lane.val()) != 0;
         self.lo_com.next = self.c_win.q.val() | self.sl_com.val();
         self.hi_com.next = self.sr_com.val();
         self.total_com.next = self.c_wf.q.val() + self.n_eff.val();
-        self.full_com.next = self.total_com.val() >= self.c_w.val();
+        self.full_com.next = ((self.c_keep.q.val() | self.tk_lo_com.val()) & self.c_top_lane.val()) != 0;
         self.lo.next = self.lo_run.val();
         self.hi.next = self.hi_run.val();
         self.total.next = self.total_run.val();
@@ -683,17 +698,14 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.total.next = self.total_com.val();
             self.full.next = self.full_com.val();
         }
-        // The window's lanes after this beat, for `wf_keep_r`: below `total`, or below
-        // `total − W` when a word is written.
-        self.keep_lo.next = 0.into();
-        self.keep_hi.next = 0.into();
-        for i in 0..K {
-            if self.c_lane[i].val() < self.total.val() {
-                self.keep_lo.next = self.keep_lo.val() | self.c_bit[i].val();
-            }
-            if self.c_lane_w[i].val() < self.total.val() {
-                self.keep_hi.next = self.keep_hi.val() | self.c_bit[i].val();
-            }
+        // The window's lanes after this beat, for `wf_keep_r`: below `total` (the window's
+        // lanes and the payload's after them), or below `total − W` when a word is written (the
+        // payload's lanes shifted out past the top).
+        self.keep_lo.next = self.wf_keep_r.q.val() | self.tk_lo_run.val();
+        self.keep_hi.next = self.tk_hi_run.val();
+        if self.from_c.val() {
+            self.keep_lo.next = self.c_keep.q.val() | self.tk_lo_com.val();
+            self.keep_hi.next = self.tk_hi_com.val();
         }
         // The MIC register takes the written word (not full: its state unchanged) with every
         // beat that has a target, each window's step computed apart and `from_c` selecting.
@@ -884,7 +896,8 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.desc.next = self.dl_desc.q.val();
 
         self.deliver.next = false;
-        self.push.next = false;
+        self.push.next = self.push_r.q.val();
+        self.push_r.d.next = false;
         self.bump.messages.next = false;
         self.bump.malformed.next = false;
         self.bump.no_context.next = false;
@@ -907,7 +920,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.bump.mic_errors.next = true;
             } else {
                 self.bump.messages.next = true;
-                self.push.next = true;
+                self.push_r.d.next = true;
                 if self.dl_slot.q.val() {
                     self.slot_busy.d.next = true;
                 } else {
@@ -962,6 +975,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                     self.c_wa.d.next = self.wa.q.val();
                     self.okr_cwa.d.next = self.chk_wa1.val();
                     self.c_wf.d.next = self.wf.q.val();
+                    self.c_keep.d.next = self.wf_keep_r.q.val();
                     self.c_end.d.next = self.j_next.val();
                     self.okr_end.d.next = self.chk_wa2.val();
                     self.c_win.d.next = self.win.q.val();
@@ -990,6 +1004,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.c_wa.d.next = self.wa.q.val();
                 self.okr_cwa.d.next = self.chk_wa1.val();
                 self.c_wf.d.next = self.wf.q.val();
+                self.c_keep.d.next = self.wf_keep_r.q.val();
                 self.c_end.d.next = self.j_next.val();
                 self.okr_end.d.next = self.chk_wa2.val();
                 self.c_win.d.next = self.win.q.val();
@@ -1045,6 +1060,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.clen.d.next = 0.into();
             self.c_wa.d.next = 0.into();
             self.c_wf.d.next = 0.into();
+            self.c_keep.d.next = 0.into();
             self.c_end.d.next = 0.into();
             self.c_win.d.next = 0.into();
             self.mic_c.d.next = self.c_mic_init.val();
@@ -1058,6 +1074,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.okr_dl.d.next = true;
             self.okr_ms.d.next = true;
             self.dl_pend.d.next = false;
+            self.push_r.d.next = false;
             self.wr_en.next = false;
             self.push.next = false;
         }
