@@ -264,6 +264,37 @@ fn oversize_frame_is_clipped_when_the_ring_is_nearly_full() {
     }
 }
 
+/// A message continued in a short packet: the first packet's unit leaves every fill of the
+/// committed window (`mtu` 64..=71), and the last packet carries 1..=3 octets of payload, so at
+/// W = 8 its one beat (the flags beat, continuing from the committed window) fills no word and
+/// the MIC's last partial step covers the committed window's lanes and the new ones
+/// (`c_keep` with the payload's lanes after it), with and without SMBus.
+#[test]
+fn short_last_packet_after_every_committed_fill() {
+    for smbus in [false, true] {
+        let setup = RxSetup { smbus, mic: true, strict: true, max_len: 4224 };
+        let addresses = smbus.then_some(SmbusAddresses { src: 0x10, dst: 0x1D });
+        let mut frames = Vec::new();
+        let mut want = Vec::new();
+        for mtu in 64..72 {
+            for r in 1..=3 {
+                let mut msg: Vec<u8> = (0..mtu + r - 4).map(|i| (i * 7 + mtu) as u8).collect();
+                msg[0] = 0x84;
+                let tag = (frames.len() % 8) as u8;
+                let req = TxRequest { config: TxConfig { mtu, ..TxConfig::new(8, 9, tag, true) }, append_mic: true, smbus: addresses };
+                let f = transmit(&req, &msg).unwrap();
+                assert_eq!(f.len(), 2, "two packets");
+                frames.extend(f);
+                want.push(msg);
+            }
+        }
+        for w in [4, 8] {
+            let (_, c) = check(w, &setup, &frames, &Traffic::random(0.1, 0.2, 5), "short last packet");
+            assert_eq!((c.messages as usize, c.mic_errors), (want.len(), 0), "W={w} smbus {smbus}: {c:?}");
+        }
+    }
+}
+
 /// `msg` as one packet from EID 8 to EID 9 with tag `tag`, through the host library's
 /// packetizer (with its NVMe-MI MIC when `mic`).
 fn single_packet(msg: &[u8], tag: u8, mic: bool) -> Vec<u8> {
