@@ -48,10 +48,11 @@
 //!    `q_afull` for the queue). The descriptor is pushed a clock later still (`push_r`), so
 //!    the compare does not run on into the queue's flags.
 //!
-//! `s.tready` is chosen from registers and the key match only: the ring's room for each
-//! address a beat can write at is a flag registered a clock ahead (`okr_*`, with a word of
-//! margin), and a delivery pending in that clock counts as good (a failed MIC holds a beat one
-//! clock longer).
+//! `s.tready` is chosen from registers only: the ring's room for each address a beat can write
+//! at is a flag registered a clock ahead (`okr_*`, with a word of margin), a delivery pending
+//! in that clock counts as good (a failed MIC holds a beat one clock longer), and with a
+//! context open a flags beat waits for the room (and the slot) its header could need whether
+//! or not its key matches, so the key match is not in front of ready.
 //!
 //! # Limits (hardware choices; the host driver names the same ones)
 //! - Raw frames longer than 4 + 256 octets are dropped (`oversize`): no binding carries more
@@ -615,23 +616,30 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             }
         }
         // Ready unless judging, or a frame would start with no descriptor free (counting the one
-        // being published: pending in the delivery clock, pushed in the next), or the ring lacks room, or the slot's last message is still being
-        // read. The room flags are registers (`okr_*`), and the target picks one. A delivery
-        // pending to the ring checks room after it (`okr_dl`): that is never less than at the
-        // free start, so a failed MIC only makes it stricter for a clock.
+        // being published: pending in the delivery clock, pushed in the next), or the ring
+        // lacks room, or the slot's last message is still being read. The room flags are
+        // registers (`okr_*`). Ready does not wait for the key match: with a context open, a
+        // flags beat checks the room its header could need whichever way the match goes (a
+        // start at the committed end `okr_end`, as a restart would; a continuation at the
+        // committed position `okr_cwa`), and a single-packet start waits for the slot as a
+        // message for another key would. That only ever waits longer than the target needs,
+        // and on the same conditions a restart always waited on, which the ring's slack beyond
+        // the largest message keeps from waiting on itself. Without a context no beat matches,
+        // and a start goes to the free start: after a delivery pending to the ring, room after
+        // it (`okr_dl`, never less than at the free start, so a failed MIC only makes it
+        // stricter for a clock).
         self.ring_ok.next = !self.t_ring.q.val() | self.okr_wa.q.val();
         if self.flags_here.val() {
             self.ring_ok.next = true;
-            if self.d_ring_cont.val() {
+            if self.ctx_open.q.val() {
                 self.ring_ok.next = self.okr_cwa.q.val();
-            }
-            if self.d_ring_som.val() {
+                if self.d_som.val() {
+                    self.ring_ok.next = self.okr_end.q.val();
+                }
+            } else if self.d_som.val() {
                 self.ring_ok.next = self.okr_ms.q.val();
                 if self.dl_pend.q.val() & !self.dl_slot.q.val() {
                     self.ring_ok.next = self.okr_dl.q.val();
-                }
-                if self.ctx_open.q.val() {
-                    self.ring_ok.next = self.okr_end.q.val();
                 }
             }
         }
@@ -640,7 +648,11 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             & (self.in_frame.q.val()
                 | !(self.q_full.val() | ((self.dl_pend.q.val() | self.push_r.q.val()) & self.q_afull.val())))
             & self.ring_ok.val()
-            & !(self.flags_here.val() & self.e_ts.val() & self.slot_busy_f.val());
+            & !(self.flags_here.val()
+                & self.d_som.val()
+                & self.d_eom.val()
+                & self.ctx_open.q.val()
+                & self.slot_busy_f.val());
         self.s.tready.next = self.rdy.val();
         self.take.next = self.s.tvalid.val() & self.rdy.val();
 
