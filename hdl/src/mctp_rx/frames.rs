@@ -157,6 +157,10 @@ pub struct FrameStage<const D: usize, const K: usize> {
     unit_f: DFF<Bits<16>>,
     clen: DFF<Bits<16>>,
     c_wa: DFF<Bits<14>>,
+    /// `c_wa + 1` (in the ring), loaded with it, so that a beat continuing from the committed
+    /// window that fills a word moves on by a register rather than by a carry chain behind
+    /// the key match.
+    c_wa_inc: DFF<Bits<14>>,
     c_wf: DFF<Bits<8>>,
     /// The committed window's lanes, `c_wf` as a lane mask (as `wf_keep_r` is `wf`'s).
     c_keep: DFF<Bits<K>>,
@@ -243,6 +247,10 @@ pub struct FrameStage<const D: usize, const K: usize> {
     /// write address nor the increment waits for the new address (nor for the MIC verdict
     /// that picks the free start).
     e_wa_w: Signal<Local, Bits<14>>,
+    /// The word after `wa` (in the ring), and after `e_wa_w`: picked from `wa_inc` and
+    /// `c_wa_inc`, whose carry chains run from registers beside the key match.
+    wa_inc: Signal<Local, Bits<14>>,
+    e_wa_inc: Signal<Local, Bits<14>>,
     from_c: Signal<Local, Bit>,
     e_mic: Signal<Local, Bits<32>>,
     e_first: Signal<Local, Bits<8>>,
@@ -399,6 +407,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             unit_f: Default::default(),
             clen: Default::default(),
             c_wa: Default::default(),
+            c_wa_inc: Default::default(),
             c_wf: Default::default(),
             c_keep: Default::default(),
             c_end: Default::default(),
@@ -457,6 +466,8 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             e_ts: Default::default(),
             e_wa: Default::default(),
             e_wa_w: Default::default(),
+            wa_inc: Default::default(),
+            e_wa_inc: Default::default(),
             from_c: Default::default(),
             e_mic: Default::default(),
             e_first: Default::default(),
@@ -546,7 +557,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit_f, clen, c_wa, c_wf, c_keep, c_end,
+            self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit_f, clen, c_wa, c_wa_inc, c_wf, c_keep, c_end,
             c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, dl_pend, dl_bad, dl_fin, dl_chk, dl_slot, dl_next, dl_desc, push_r
         );
         clock!(self, clock, mic_w);
@@ -735,9 +746,12 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.beat_we.next = self.take.val() & (self.e_tr.val() | self.e_ts.val()) & self.full.val();
         self.wr_en.next = self.beat_we.val();
         self.wr_slot.next = self.e_ts.val();
+        self.wa_inc.next = (self.wa.q.val() + 1) & self.c_pm.val();
         self.e_wa_w.next = self.wa.q.val();
+        self.e_wa_inc.next = self.wa_inc.val();
         if self.from_c.val() {
             self.e_wa_w.next = self.c_wa.q.val();
+            self.e_wa_inc.next = self.c_wa_inc.q.val();
         }
         self.wr_addr.next = self.e_wa_w.val();
         self.wr_data.next = self.lo.val();
@@ -832,7 +846,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.wf.d.next = self.total.val();
                 self.wf_keep_r.d.next = self.keep_lo.val();
                 if self.full.val() {
-                    self.wa.d.next = (self.e_wa_w.val() + 1) & self.c_pm.val();
+                    self.wa.d.next = self.e_wa_inc.val();
                     self.win.d.next = self.hi.val();
                     self.wf.d.next = self.total.val() - self.c_w.val();
                     self.wf_keep_r.d.next = self.keep_hi.val();
@@ -878,7 +892,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             & (((self.first_w.q.val() & self.c_ic.val()) == 0) | (self.j_len.val() <= self.c_mic_len.val()));
         self.j_next.next = self.wa.q.val();
         if self.wf.q.val() != 0 {
-            self.j_next.next = (self.wa.q.val() + 1) & self.c_pm.val();
+            self.j_next.next = self.wa_inc.val();
         }
         self.j_start.next = self.ms.q.val();
         if self.j_som.val() {
@@ -985,6 +999,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                     self.unit_f.d.next = self.plen.val() + self.hov_r.q.val();
                     self.clen.d.next = self.plen.val();
                     self.c_wa.d.next = self.wa.q.val();
+                    self.c_wa_inc.d.next = self.wa_inc.val();
                     self.okr_cwa.d.next = self.chk_wa1.val();
                     self.c_wf.d.next = self.wf.q.val();
                     self.c_keep.d.next = self.wf_keep_r.q.val();
@@ -1014,6 +1029,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.last_seq.d.next = self.j_seq.val();
                 self.clen.d.next = self.cont_len.val();
                 self.c_wa.d.next = self.wa.q.val();
+                self.c_wa_inc.d.next = self.wa_inc.val();
                 self.okr_cwa.d.next = self.chk_wa1.val();
                 self.c_wf.d.next = self.wf.q.val();
                 self.c_keep.d.next = self.wf_keep_r.q.val();
@@ -1071,6 +1087,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.unit_f.d.next = 0.into();
             self.clen.d.next = 0.into();
             self.c_wa.d.next = 0.into();
+            self.c_wa_inc.d.next = 1.into();
             self.c_wf.d.next = 0.into();
             self.c_keep.d.next = 0.into();
             self.c_end.d.next = 0.into();
