@@ -56,6 +56,10 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     room: DFF<Bits<16>>,
     /// `min(room, W)`, so the beat's payload count is clipped with 4-bit logic.
     room_w: DFF<Bits<4>>,
+    /// The room this beat takes if it is not the frame's last, `min(W − a_r, room_w)`, worked
+    /// out a beat ahead: while header octets remain (`a_r ≠ 0`) no payload has been taken, so
+    /// the room is whole and this is `W − a_r`; after the header it is `room_w`.
+    n_on: DFF<Bits<4>>,
     pec: PecCheck<D, K>,
     accept: Signal<Local, Bit>,
     hp: Signal<Local, Bits<8>>,
@@ -70,9 +74,9 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     hl_next: Signal<Local, Bits<8>>,
     a_next: Signal<Local, Bits<4>>,
     a_hp: Signal<Local, Bits<4>>,
-    n_on: Signal<Local, Bits<4>>,
     room_rest: Signal<Local, Bits<5>>,
     room_w_next: Signal<Local, Bits<4>>,
+    n_on_next: Signal<Local, Bits<4>>,
     lanes: Signal<Local, Bits<K>>,
     /// `lanes` as a data mask.
     lane_mask: Signal<Local, Bits<D>>,
@@ -115,6 +119,7 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             a_r: Default::default(),
             room: Default::default(),
             room_w: Default::default(),
+            n_on: Default::default(),
             pec: Default::default(),
             accept: Default::default(),
             hp: Default::default(),
@@ -128,9 +133,9 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             hl_next: Default::default(),
             a_next: Default::default(),
             a_hp: Default::default(),
-            n_on: Default::default(),
             room_rest: Default::default(),
             room_w_next: Default::default(),
+            n_on_next: Default::default(),
             n_eff: Default::default(),
             lanes: Default::default(),
             lane_mask: Default::default(),
@@ -164,7 +169,7 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
 impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, pos, hdr, hleft, a_r, room, room_w);
+        dff_setup!(self, clock, pos, hdr, hleft, a_r, room, room_w, n_on);
         clock!(self, clock, pec);
         // A plain stream stage: ready and valid pass through, the beat is decoded as it is
         // accepted.
@@ -264,11 +269,7 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
         // While the room is 2W or more it stays at least W after this beat; below that it fits
         // five bits. The position and the room carry on only after a beat that is not the
         // frame's last (the last starts the next frame), so they use that beat's payload count,
-        // `min(W − a, room_w)`, and never wait for `tkeep`.
-        self.n_on.next = self.c_w4.val() - self.a_r.q.val();
-        if self.n_on.val() > self.room_w.q.val() {
-            self.n_on.next = self.room_w.q.val();
-        }
+        // `n_on`, registered a beat ahead, and never wait for `tkeep`.
         self.hl_next.next = 0.into();
         if self.hleft.q.val() > self.c_w.val() {
             self.hl_next.next = self.hleft.q.val() - self.c_w.val();
@@ -281,10 +282,15 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
         if self.hp.val() <= self.c_w.val() {
             self.a_hp.next = self.hp.val().get_bits::<4>(0);
         }
-        self.room_rest.next = self.room.q.val().get_bits::<5>(0) - bit_cast::<5, 4>(self.n_on.val());
+        self.room_rest.next = self.room.q.val().get_bits::<5>(0) - bit_cast::<5, 4>(self.n_on.q.val());
         self.room_w_next.next = self.c_w4.val();
         if (self.room.q.val() < self.c_2w.val()) & (self.room_rest.val() < self.c_w5.val()) {
             self.room_w_next.next = self.room_rest.val().get_bits::<4>(0);
+        }
+        // The next beat's `n_on`: header octets left in it mean the room is still whole.
+        self.n_on_next.next = self.room_w_next.val();
+        if self.a_next.val() != 0 {
+            self.n_on_next.next = self.c_w4.val() - self.a_next.val();
         }
         if self.accept.val() {
             self.hdr.d.next = self.e_hdr.val();
@@ -294,8 +300,9 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
             }
             self.hleft.d.next = self.hl_next.val();
             self.a_r.d.next = self.a_next.val();
-            self.room.d.next = self.room.q.val() - bit_cast::<16, 4>(self.n_on.val());
+            self.room.d.next = self.room.q.val() - bit_cast::<16, 4>(self.n_on.q.val());
             self.room_w.d.next = self.room_w_next.val();
+            self.n_on.d.next = self.n_on_next.val();
         }
         if (self.accept.val() & self.s.tlast.val()) | self.reset.val() {
             // The next frame starts.
@@ -305,6 +312,7 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
             self.a_r.d.next = self.a_hp.val();
             self.room.d.next = self.c_max_payload.val();
             self.room_w.d.next = self.c_w4.val();
+            self.n_on.d.next = self.c_w4.val() - self.a_hp.val();
         }
     }
 }
