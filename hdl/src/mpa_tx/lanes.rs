@@ -143,6 +143,20 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     mpos_t: Signal<Local, Bits<7>>,
     mpos_n: Signal<Local, Bits<7>>,
     mpos_next: Signal<Local, Bits<7>>,
+    /// The candidates for `mpos_next`, each with its `< N` flag beside it (`lt_*`), so that
+    /// `mlt_q` is a select of flags, not a compare behind the select.
+    mp_full: Signal<Local, Bits<7>>,
+    mp_t1: Signal<Local, Bits<7>>,
+    mp_t2: Signal<Local, Bits<7>>,
+    mp_n1: Signal<Local, Bits<7>>,
+    mp_n2: Signal<Local, Bits<7>>,
+    lt_full: Signal<Local, Bit>,
+    lt_t1: Signal<Local, Bit>,
+    lt_t2: Signal<Local, Bit>,
+    lt_n1: Signal<Local, Bit>,
+    lt_n2: Signal<Local, Bit>,
+    mlt_t: Signal<Local, Bit>,
+    mlt_n: Signal<Local, Bit>,
     wrap_t: Signal<Local, Bit>,
     wrap_n: Signal<Local, Bit>,
     placed: Signal<Local, Bits<I>>,
@@ -155,6 +169,9 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     ptr: Signal<Local, Bits<16>>,
     ptr_be: Signal<Local, Bits<16>>,
     ptr_base: Signal<Local, Bits<16>>,
+    /// `ptr_q + 512`, formed beside `ptr_q` so that no adder follows `wrap`.
+    ptr_q_w: Signal<Local, Bits<16>>,
+    ptr_next: Signal<Local, Bits<16>>,
     wrap: Signal<Local, Bit>,
     word: Signal<Local, Bits<32>>,
     beat: Signal<Local, Bits<D>>,
@@ -180,6 +197,8 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     c_interval: Constant<Bits<16>>,
     /// −MARKER_LEN (mod 2^16): FPDUPTR of the next Marker when the header sits behind one.
     c_minus_marker: Constant<Bits<16>>,
+    /// `c_minus_marker + c_interval`: the same, after a Marker this beat sends.
+    c_minus_marker_w: Constant<Bits<16>>,
 }
 
 impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for LaneAssembly<D, K, H, I> {
@@ -259,6 +278,18 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             mpos_t: Default::default(),
             mpos_n: Default::default(),
             mpos_next: Default::default(),
+            mp_full: Default::default(),
+            mp_t1: Default::default(),
+            mp_t2: Default::default(),
+            mp_n1: Default::default(),
+            mp_n2: Default::default(),
+            lt_full: Default::default(),
+            lt_t1: Default::default(),
+            lt_t2: Default::default(),
+            lt_n1: Default::default(),
+            lt_n2: Default::default(),
+            mlt_t: Default::default(),
+            mlt_n: Default::default(),
             wrap_t: Default::default(),
             wrap_n: Default::default(),
             placed: Default::default(),
@@ -271,6 +302,8 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             ptr: Default::default(),
             ptr_be: Default::default(),
             ptr_base: Default::default(),
+            ptr_q_w: Default::default(),
+            ptr_next: Default::default(),
             wrap: Default::default(),
             word: Default::default(),
             beat: Default::default(),
@@ -291,6 +324,7 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             c_rest_marker: Constant::new((32 * (n - 1)).into()),
             c_interval: Constant::new((MARKER_INTERVAL as u64).into()),
             c_minus_marker: Constant::new((0x1_0000 - MARKER_LEN as u64).into()),
+            c_minus_marker_w: Constant::new(((0x1_0000 - MARKER_LEN as u64 + MARKER_INTERVAL) & 0xFFFF).into()),
         }
     }
 }
@@ -395,12 +429,23 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
         if self.mk.val() {
             self.left_t.next = bit_cast::<8, 5>(self.h.q.val()) + self.s_count1_mn.val();
         }
-        self.mpos_t.next = self.mpos_q.q.val() - self.c_n7.val();
+        // The next Marker lane for each outcome, and whether it is below N, side by side: the
+        // CRC-beat question (`crc_here_t`, behind a sum) only selects.
+        self.mp_full.next = self.mpos_q.q.val() - self.c_n7.val();
+        self.lt_full.next = (self.mp_full.val() & self.c_hi7.val()) == 0;
+        self.mp_t1.next = self.mh.val() - bit_cast::<7, 5>(self.s_count1.val());
+        self.lt_t1.next = (self.mp_t1.val() & self.c_hi7.val()) == 0;
+        self.mp_t2.next = self.mh.val() - bit_cast::<7, 5>(self.s_count2.val());
+        self.lt_t2.next = (self.mp_t2.val() & self.c_hi7.val()) == 0;
+        self.mpos_t.next = self.mp_full.val();
+        self.mlt_t.next = self.lt_full.val();
         if self.crc_here_t.val() {
             self.left_t.next = 0.into();
-            self.mpos_t.next = self.mh.val() - bit_cast::<7, 5>(self.s_count1.val());
+            self.mpos_t.next = self.mp_t1.val();
+            self.mlt_t.next = self.lt_t1.val();
             if self.before_t.val() {
-                self.mpos_t.next = self.mh.val() - bit_cast::<7, 5>(self.s_count2.val());
+                self.mpos_t.next = self.mp_t2.val();
+                self.mlt_t.next = self.lt_t2.val();
             }
         }
         self.wrap_t.next = self.mk.val() & (!self.crc_here_t.val() | self.before_t.val());
@@ -431,12 +476,19 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
         if self.mk.val() {
             self.left_n.next = (self.n_body_n.val() + 1) - self.c_n.val();
         }
-        self.mpos_n.next = self.mpos_q.q.val() - self.c_n7.val();
+        self.mp_n1.next = self.mh.val() - 1;
+        self.lt_n1.next = (self.mp_n1.val() & self.c_hi7.val()) == 0;
+        self.mp_n2.next = self.mh.val() - 2;
+        self.lt_n2.next = (self.mp_n2.val() & self.c_hi7.val()) == 0;
+        self.mpos_n.next = self.mp_full.val();
+        self.mlt_n.next = self.lt_full.val();
         if self.crc_here_n.val() {
             self.left_n.next = 0.into();
-            self.mpos_n.next = self.mh.val() - 1;
+            self.mpos_n.next = self.mp_n1.val();
+            self.mlt_n.next = self.lt_n1.val();
             if self.before_n.val() {
-                self.mpos_n.next = self.mh.val() - 2;
+                self.mpos_n.next = self.mp_n2.val();
+                self.mlt_n.next = self.lt_n2.val();
             }
         }
         self.wrap_n.next = self.mk.val() & (!self.crc_here_n.val() | self.before_n.val());
@@ -513,6 +565,19 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
                 self.ptr_base.next = self.c_minus_marker.val();
             }
         }
+        // The same plus 512, each formed from its source (`mpos4` < 512, so `| 512` adds it),
+        // and `wrap` choosing between the two.
+        self.ptr_q_w.next = self.ptr_q.q.val() + self.c_interval.val();
+        self.ptr_next.next = self.ptr_base.val();
+        if self.wrap.val() {
+            self.ptr_next.next = self.ptr_q_w.val();
+            if self.hdr_placed.val() {
+                self.ptr_next.next = self.mpos4.val() | self.c_interval.val();
+                if self.hdr_lane.val() != 0 {
+                    self.ptr_next.next = self.c_minus_marker_w.val();
+                }
+            }
+        }
 
         // The lanes: the Marker (reserved octets 0-1, FPDUPTR in 2-3), the items before it in
         // their own lanes, the ones after it one lane up. Lane 0 has nothing before it.
@@ -575,15 +640,12 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
                 if self.take.val() {
                     self.mh_q.d.next = self.mh_t.val();
                 }
-                self.mlt_q.d.next = (self.mpos_n.val() & self.c_hi7.val()) == 0;
+                self.mlt_q.d.next = self.mlt_n.val();
                 if self.take.val() {
-                    self.mlt_q.d.next = (self.mpos_t.val() & self.c_hi7.val()) == 0;
+                    self.mlt_q.d.next = self.mlt_t.val();
                 }
                 // The next Marker's FPDUPTR: 512 octets on when this beat sent one.
-                self.ptr_q.d.next = self.ptr_base.val();
-                if self.wrap.val() {
-                    self.ptr_q.d.next = self.ptr_base.val() + self.c_interval.val();
-                }
+                self.ptr_q.d.next = self.ptr_next.val();
                 self.hdr_pending.d.next = self.hdr_pend.val() & !self.hdr_placed.val();
                 self.held.d.next = self.held_next.val();
                 self.h.d.next = bit_cast::<5, 8>(self.left.val());
