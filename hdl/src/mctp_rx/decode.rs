@@ -54,11 +54,12 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     /// Header octets in the next beat, `min(hleft, W)`: the payload's first lane.
     a_r: DFF<Bits<4>>,
     room: DFF<Bits<16>>,
-    /// `min(room, W)`, so the beat's payload count is clipped with 4-bit logic.
-    room_w: DFF<Bits<4>>,
-    /// The room this beat takes if it is not the frame's last, `min(W − a_r, room_w)`, worked
+    /// The lanes the room leaves in the next beat's payload, `i < min(room, W)`, as a
+    /// thermometer: the payload lanes are masks ANDed together, with no count or compare.
+    room_th: DFF<Bits<K>>,
+    /// The room this beat takes if it is not the frame's last, `min(W − a_r, room)`, worked
     /// out a beat ahead: while header octets remain (`a_r ≠ 0`) no payload has been taken, so
-    /// the room is whole and this is `W − a_r`; after the header it is `room_w`.
+    /// the room is whole and this is `W − a_r`; after the header it is `min(room, W)`.
     n_on: DFF<Bits<4>>,
     pec: PecCheck<D, K>,
     accept: Signal<Local, Bit>,
@@ -68,14 +69,17 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     em1: Signal<Local, Bits<8>>,
     em2: Signal<Local, Bits<8>>,
     em3: Signal<Local, Bits<8>>,
-    kk: Signal<Local, Bits<4>>,
-    n: Signal<Local, Bits<4>>,
+    /// The beat's lanes through its last octet (`tkeep` read as its highest lane + 1).
+    keep_th: Signal<Local, Bits<K>>,
+    /// The same through the last payload octet (less the PEC lane of an SMBus frame).
+    kk_th: Signal<Local, Bits<K>>,
     n_eff: Signal<Local, Bits<4>>,
     hl_next: Signal<Local, Bits<8>>,
     a_next: Signal<Local, Bits<4>>,
     a_hp: Signal<Local, Bits<4>>,
     room_rest: Signal<Local, Bits<5>>,
     room_w_next: Signal<Local, Bits<4>>,
+    room_th_next: Signal<Local, Bits<K>>,
     n_on_next: Signal<Local, Bits<4>>,
     lanes: Signal<Local, Bits<K>>,
     /// `lanes` as a data mask.
@@ -83,9 +87,17 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     pos_sum: Signal<Local, Bits<17>>,
     pos_n: Signal<Local, Bits<16>>,
     info: Signal<Local, Bits<INFO_BITS>>,
-    c_lane: [Constant<Bits<4>>; K],
     c_lane1: [Constant<Bits<4>>; K],
     c_bit: [Constant<Bits<K>>; K],
+    /// Lanes `i..K`.
+    c_ge: [Constant<Bits<K>>; K],
+    /// Lanes `i` and `i + 1`: a thermometer of `i + 1` lanes has the first, not the second.
+    c_edge: [Constant<Bits<K>>; K],
+    c_lane5: [Constant<Bits<5>>; K],
+    c_all_k: Constant<Bits<K>>,
+    /// `1 << b`, the header-octet shift of bit `b` of `a_r` (`a_r ≤ W`: log2 W + 1 bits).
+    c_abit: [Constant<Bits<4>>; 4],
+    c_ash: [Constant<Bits<8>>; 4],
     c_byte_mask: [Constant<Bits<D>>; K],
     c_w: Constant<Bits<8>>,
     c_w4: Constant<Bits<4>>,
@@ -118,7 +130,7 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             hleft: Default::default(),
             a_r: Default::default(),
             room: Default::default(),
-            room_w: Default::default(),
+            room_th: Default::default(),
             n_on: Default::default(),
             pec: Default::default(),
             accept: Default::default(),
@@ -128,13 +140,14 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             em1: Default::default(),
             em2: Default::default(),
             em3: Default::default(),
-            kk: Default::default(),
-            n: Default::default(),
+            keep_th: Default::default(),
+            kk_th: Default::default(),
             hl_next: Default::default(),
             a_next: Default::default(),
             a_hp: Default::default(),
             room_rest: Default::default(),
             room_w_next: Default::default(),
+            room_th_next: Default::default(),
             n_on_next: Default::default(),
             n_eff: Default::default(),
             lanes: Default::default(),
@@ -142,9 +155,14 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             pos_sum: Default::default(),
             pos_n: Default::default(),
             info: Default::default(),
-            c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
             c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
+            c_ge: std::array::from_fn(|i| Constant::new((crate::bits::low_ones(K) & !crate::bits::low_ones(i)).into())),
+            c_edge: std::array::from_fn(|i| Constant::new(((3u64 << i) & crate::bits::low_ones(K)).into())),
+            c_lane5: std::array::from_fn(|i| Constant::new((i as u64).into())),
+            c_all_k: Constant::new(crate::bits::low_ones(K).into()),
+            c_abit: std::array::from_fn(|b| Constant::new((1u64 << b).into())),
+            c_ash: std::array::from_fn(|b| Constant::new((1u64 << b).into())),
             c_byte_mask: std::array::from_fn(|i| Constant::new(crate::bits::bytes_to_bits::<D>(&{
                 let mut m = vec![0u8; K];
                 m[i] = 0xFF;
@@ -169,7 +187,7 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
 impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, pos, hdr, hleft, a_r, room, room_w, n_on);
+        dff_setup!(self, clock, pos, hdr, hleft, a_r, room, room_th, n_on);
         clock!(self, clock, pec);
         // A plain stream stage: ready and valid pass through, the beat is decoded as it is
         // accepted.
@@ -211,29 +229,36 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
             self.em3.next = self.e_hdr.val().get_bits::<8>(56);
         }
         // Payload lanes [a, kk): after the header, before the PEC on the last beat, clipped to
-        // the packet limit (room), shifted down to lane 0. Counts of at most W octets, so
-        // 4-bit arithmetic from registers (`a_r`, `room_w`), no carry chain on the way to the
-        // lanes.
-        self.kk.next = self.k.val();
-        if self.s.tlast.val() & self.smbus.val() {
-            self.kk.next = 0.into();
-            if self.k.val() != 0 {
-                self.kk.next = self.k.val() - 1;
+        // the packet limit (room), shifted down to lane 0. As thermometers: `tkeep` (read as its
+        // highest lane + 1), less a lane for the PEC, shifted down by `a_r` (a register) and
+        // ANDed with the room's lanes (a register). No count sits between `tkeep` and the lanes.
+        self.keep_th.next = self.c_all_k.val();
+        if self.s.tlast.val() {
+            self.keep_th.next = 0.into();
+            for i in 0..K {
+                if (self.s.tkeep.val() & self.c_ge[i].val()) != 0 {
+                    self.keep_th.next = self.keep_th.val() | self.c_bit[i].val();
+                }
             }
         }
-        self.n.next = 0.into();
-        if self.kk.val() > self.a_r.q.val() {
-            self.n.next = self.kk.val() - self.a_r.q.val();
+        self.kk_th.next = self.keep_th.val();
+        if self.s.tlast.val() & self.smbus.val() {
+            self.kk_th.next = self.keep_th.val() >> 1;
         }
-        self.n_eff.next = self.n.val();
-        if self.n.val() > self.room_w.q.val() {
-            self.n_eff.next = self.room_w.q.val();
+        for b in 0..4 {
+            if (self.a_r.q.val() & self.c_abit[b].val()) != 0 {
+                self.kk_th.next = self.kk_th.val() >> self.c_ash[b].val();
+            }
         }
-        self.lanes.next = 0.into();
+        self.lanes.next = self.kk_th.val() & self.room_th.q.val();
+        // The count, for the side channel: `i + 1` where lane `i` is the thermometer's top.
+        self.n_eff.next = 0.into();
         self.lane_mask.next = 0.into();
         for i in 0..K {
-            if self.c_lane[i].val() < self.n_eff.val() {
-                self.lanes.next = self.lanes.val() | self.c_bit[i].val();
+            if (self.lanes.val() & self.c_edge[i].val()) == self.c_bit[i].val() {
+                self.n_eff.next = self.n_eff.val() | self.c_lane1[i].val();
+            }
+            if (self.lanes.val() & self.c_bit[i].val()) != 0 {
                 self.lane_mask.next = self.lane_mask.val() | self.c_byte_mask[i].val();
             }
         }
@@ -284,8 +309,15 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
         }
         self.room_rest.next = self.room.q.val().get_bits::<5>(0) - bit_cast::<5, 4>(self.n_on.q.val());
         self.room_w_next.next = self.c_w4.val();
+        self.room_th_next.next = self.c_all_k.val();
         if (self.room.q.val() < self.c_2w.val()) & (self.room_rest.val() < self.c_w5.val()) {
             self.room_w_next.next = self.room_rest.val().get_bits::<4>(0);
+            self.room_th_next.next = 0.into();
+            for i in 0..K {
+                if self.c_lane5[i].val() < self.room_rest.val() {
+                    self.room_th_next.next = self.room_th_next.val() | self.c_bit[i].val();
+                }
+            }
         }
         // The next beat's `n_on`: header octets left in it mean the room is still whole.
         self.n_on_next.next = self.room_w_next.val();
@@ -301,7 +333,7 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
             self.hleft.d.next = self.hl_next.val();
             self.a_r.d.next = self.a_next.val();
             self.room.d.next = self.room.q.val() - bit_cast::<16, 4>(self.n_on.q.val());
-            self.room_w.d.next = self.room_w_next.val();
+            self.room_th.d.next = self.room_th_next.val();
             self.n_on.d.next = self.n_on_next.val();
         }
         if (self.accept.val() & self.s.tlast.val()) | self.reset.val() {
@@ -311,7 +343,7 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
             self.hleft.d.next = self.hp.val();
             self.a_r.d.next = self.a_hp.val();
             self.room.d.next = self.c_max_payload.val();
-            self.room_w.d.next = self.c_w4.val();
+            self.room_th.d.next = self.c_all_k.val();
             self.n_on.d.next = self.c_w4.val() - self.a_hp.val();
         }
     }
