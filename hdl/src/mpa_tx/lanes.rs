@@ -116,12 +116,6 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     carry_eff: Signal<Local, Bits<16>>,
     cur: Signal<Local, Bits<H>>,
     n_body_t: Signal<Local, Bits<8>>,
-    /// `n_body_t < N` and `n_body_t == N − 1`, decoded from `h` (0..=N+1) and the beat's count
-    /// against constants, so that no sum stands in front of the CRC-beat question.
-    nb_lt_t: Signal<Local, Bit>,
-    nb_last_t: Signal<Local, Bit>,
-    h8: Signal<Local, Bits<8>>,
-    count8: Signal<Local, Bits<8>>,
     ending_t: Signal<Local, Bit>,
     crc_lane_t: Signal<Local, Bits<8>>,
     crc_here_t: Signal<Local, Bit>,
@@ -205,12 +199,6 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     c_minus_marker: Constant<Bits<16>>,
     /// `c_minus_marker + c_interval`: the same, after a Marker this beat sends.
     c_minus_marker_w: Constant<Bits<16>>,
-    /// For `h == v < N`: `h + count < N` is `count < c_lt_v[v]` (`N − v`), `h + count == N − 1`
-    /// is `count == c_last_v[v]` (`N − 1 − v`). For `v ≥ N` both are false: `c_hv[v]` is 255,
-    /// which no 5-bit `h` matches, so those entries fold away.
-    c_hv: [Constant<Bits<8>>; K],
-    c_lt_v: [Constant<Bits<8>>; K],
-    c_last_v: [Constant<Bits<8>>; K],
 }
 
 impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for LaneAssembly<D, K, H, I> {
@@ -263,10 +251,6 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             carry_eff: Default::default(),
             cur: Default::default(),
             n_body_t: Default::default(),
-            nb_lt_t: Default::default(),
-            nb_last_t: Default::default(),
-            h8: Default::default(),
-            count8: Default::default(),
             ending_t: Default::default(),
             crc_lane_t: Default::default(),
             crc_here_t: Default::default(),
@@ -340,9 +324,6 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             c_rest_marker: Constant::new((32 * (n - 1)).into()),
             c_interval: Constant::new((MARKER_INTERVAL as u64).into()),
             c_minus_marker: Constant::new((0x1_0000 - MARKER_LEN as u64).into()),
-            c_hv: std::array::from_fn(|v| Constant::new((if (v as u64) < n { v as u64 } else { 255 }).into())),
-            c_lt_v: std::array::from_fn(|v| Constant::new((if (v as u64) < n { n - v as u64 } else { 1 }).into())),
-            c_last_v: std::array::from_fn(|v| Constant::new((if (v as u64) < n { n - 1 - v as u64 } else { 0 }).into())),
             c_minus_marker_w: Constant::new(((0x1_0000 - MARKER_LEN as u64 + MARKER_INTERVAL) & 0xFFFF).into()),
         }
     }
@@ -420,9 +401,7 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
         // Lane counts if the beat is taken (_t) and if not (_n), each as a few parallel sums of
         // registers (the beat's count, and count + 1, count + 2, count − N, count + 1 − N from
         // the side channel, computed before the skid buffer) and comparisons with constants:
-        // no sum feeds another sum, so the carry chains sit side by side, not in a row. Whether
-        // the beat holds the CRC lane (`n_body_t < N`, `== N − 1`) needs no sum at all: for
-        // each value `h` can hold (0..=N+1), the beat's count against constants.
+        // no sum feeds another sum, so the carry chains sit side by side, not in a row.
         // `n` body words are available; a Marker is before the CRC lane when `mpos ≤ n`
         // (`before`); the CRC lane is `n + before`, so `used = n + 1 + before` on a CRC beat.
         // `mpos − h` (mod 128) is a register too (`mh_q`), so "is the Marker before word n" is one
@@ -432,28 +411,16 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
         self.mh_neg.next = self.mh_q.q.val().get_bit(6);
         self.n_body_t.next = bit_cast::<8, 5>(self.h.q.val()) + bit_cast::<8, 5>(self.s_count.val());
         self.a1_t.next = bit_cast::<8, 5>(self.h.q.val()) + bit_cast::<8, 5>(self.s_count1.val());
-        self.nb_lt_t.next = false;
-        self.nb_last_t.next = false;
-        self.h8.next = bit_cast::<8, 5>(self.h.q.val());
-        self.count8.next = bit_cast::<8, 5>(self.s_count.val());
-        for v in 0..K {
-            if (self.h8.val() == self.c_hv[v].val()) & (self.count8.val() < self.c_lt_v[v].val()) {
-                self.nb_lt_t.next = true;
-            }
-            if (self.h8.val() == self.c_hv[v].val()) & (self.count8.val() == self.c_last_v[v].val()) {
-                self.nb_last_t.next = true;
-            }
-        }
         self.ending_t.next = (self.phase.q.val() == Phase::Tail) | self.s.tlast.val();
         self.before_t.next = self.mk.val() & (self.mh_neg.val() | (self.mh.val() <= bit_cast::<7, 5>(self.s_count.val())));
         self.crc_here_t.next = self.ending_t.val()
-            & self.nb_lt_t.val()
-            & !(self.before_t.val() & self.nb_last_t.val());
+            & ((self.n_body_t.val() & self.c_hi8.val()) == 0)
+            & !(self.before_t.val() & (self.n_body_t.val() == self.c_n_minus_1.val()));
         self.complete_t.next = self.ending_t.val()
-            | !self.nb_lt_t.val()
+            | ((self.n_body_t.val() & self.c_hi8.val()) != 0)
             | (self.mk.val()
                 & (self.mh_neg.val() | (self.mh.val() < bit_cast::<7, 5>(self.s_count.val())))
-                & self.nb_last_t.val());
+                & (self.n_body_t.val() == self.c_n_minus_1.val()));
         self.crc_lane_t.next = self.n_body_t.val();
         if self.before_t.val() {
             self.crc_lane_t.next = self.a1_t.val();
