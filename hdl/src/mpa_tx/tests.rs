@@ -82,6 +82,34 @@ fn random_traffic_matches_software_framer_w16_w32_w64() {
     random::<512, 64, 544, 1056>(4, 4);
 }
 
+/// A first FPDU ending 0..=N+8 words before a Marker lane (its CRC lane at every distance from
+/// the Marker), then a second FPDU, which may carry that Marker in its first beat: the next
+/// Marker lane after a CRC beat (`mlt_q`, `mpos_q`), which the short random runs above missed
+/// (a wrong `mlt_q` there passed them; only the Verilated long runs caught it). Byte-exact with
+/// the software framer.
+fn ends_before_a_marker<const D: usize, const K: usize, const H: usize, const I: usize>() {
+    let cfg = FramingConfig::default();
+    assert!(cfg.markers);
+    let mut m = hdl_model::<D, K, H, I>().unwrap();
+    for len in [1usize, 6, 10, 26, 61] {
+        // Header, ULPDU, PAD and CRC.
+        let fpdu = (2 + len).div_ceil(4) * 4 + 4;
+        for back in 0..=(K / 4 + 8) {
+            let offset = (512 - fpdu - 4 * back) as u64;
+            let ulpdus = vec![vec![0x5a; len], vec![0xa5; 20], vec![0x3c; 3]];
+            let r = run_mpa_tx(&mut m, &cfg, offset, &ulpdus, &Traffic::full_rate()).unwrap();
+            assert_eq!(r.fpdus, expected_fpdus(cfg, offset, &ulpdus), "W={K}: ULPDU of {len}, {back} words before the Marker");
+        }
+    }
+}
+
+#[test]
+fn fpdu_ending_at_every_distance_before_a_marker() {
+    ends_before_a_marker::<32, 4, 64, 96>();
+    ends_before_a_marker::<64, 8, 96, 160>();
+    ends_before_a_marker::<128, 16, 160, 288>();
+}
+
 /// The latency the docs state (`LATENCY`, docs/TOP.md): a one-beat FPDU's beat leaves exactly
 /// that many clocks after its ULPDU's beat is accepted, at every width.
 fn latency<const D: usize, const K: usize, const H: usize, const I: usize>() {
