@@ -95,6 +95,10 @@ pub struct Check<const D: usize, const K: usize, const D2: usize> {
     win: Signal<Local, Bits<D2>>,
     keep_t: Signal<Local, Bits<K>>,
     keep_o: Signal<Local, Bits<K>>,
+    /// Per value of `o`: its match; then `t > K` and the thermometer of `p_cnt`.
+    o_eq: Signal<Local, Bit>,
+    gt_k: Signal<Local, Bit>,
+    keep_p: Signal<Local, Bits<K>>,
     c_k: Constant<Bits<8>>,
     c_err_crc: Constant<Bits<2>>,
     c_err_len: Constant<Bits<2>>,
@@ -156,6 +160,9 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Check<D, K, D2
             win: Default::default(),
             keep_t: Default::default(),
             keep_o: Default::default(),
+            o_eq: Default::default(),
+            gt_k: Default::default(),
+            keep_p: Default::default(),
             c_k: Constant::new((K as u64).into()),
             c_err_crc: Constant::new(ERR_CRC.into()),
             c_err_len: Constant::new(ERR_LENGTH.into()),
@@ -201,15 +208,29 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
         self.win.next = bit_cast::<D2, D>(self.ob.q.val())
             | (bit_cast::<D2, D>(self.p_payload.val()) << (bit_cast::<16, 8>(self.o.q.val()) << 3));
 
-        // tkeep of a closing beat of t (or o) octets.
-        self.keep_t.next = 0.into();
+        // tkeep of a closing beat of o octets, and of p_cnt octets (`keep_p`).
         self.keep_o.next = 0.into();
+        self.keep_p.next = 0.into();
         for i in 0..K {
-            if self.t.val() > i.to_bits::<8>() {
-                self.keep_t.next = self.keep_t.val() | (self.c_one_k.val() << i.to_bits::<16>());
-            }
             if self.o.q.val() > i.to_bits::<8>() {
                 self.keep_o.next = self.keep_o.val() | (self.c_one_k.val() << i.to_bits::<16>());
+            }
+            if self.p_cnt.val() > i.to_bits::<8>() {
+                self.keep_p.next = self.keep_p.val() | (self.c_one_k.val() << i.to_bits::<16>());
+            }
+        }
+        // Whether the window holds more than a beat (`t > K`) and the tkeep of a closing beat of
+        // t octets, asked once per value `o` can hold (0..=K) of `p_cnt` alone and picked by
+        // `o`: no carry chain of `o + p_cnt` in front of the selects of `ob` and `m_keep`.
+        self.gt_k.next = false;
+        self.keep_t.next = 0.into();
+        for i in 0..(K + 1) {
+            self.o_eq.next = self.o.q.val() == i.to_bits::<8>();
+            if self.o_eq.val() {
+                self.gt_k.next = self.gt_k.val() | (self.p_cnt.val() > (self.c_k.val() - i.to_bits::<8>()));
+                self.keep_t.next = self.keep_t.val()
+                    | (self.keep_p.val() << i.to_bits::<16>())
+                    | !(self.c_all_k.val() << i.to_bits::<16>());
             }
         }
 
@@ -256,7 +277,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
                 self.m_lenr.d.next = self.p_len.val();
                 self.m_user.d.next = false;
                 self.m_last.d.next = false;
-                if self.t.val() > self.c_k.val() {
+                if self.gt_k.val() {
                     // More than a beat: the full one goes out, the rest stays.
                     self.m_data.d.next = bit_cast::<D, D2>(self.win.val());
                     self.m_keep.d.next = self.c_all_k.val();
@@ -277,7 +298,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
                     } else {
                         self.n_fpdus.d.next = self.n_fpdus.q.val() + 1;
                     }
-                    if self.t.val() > self.c_k.val() {
+                    if self.gt_k.val() {
                         self.pending.d.next = true;
                         self.pend_bad.d.next = self.p_crc_bad.val();
                     } else {

@@ -80,12 +80,24 @@ pub fn run_mpa_rx<M: ClockedModel + ?Sized>(
     let tready = output
         .tready
         .ok_or_else(|| BenchError::Port("no m_tready".into()))?;
+    let tkeep = output
+        .tkeep
+        .ok_or_else(|| BenchError::Port("no m_tkeep".into()))?;
     m.reset(2);
-    // Verdicts and lengths of the frames as their last beats are taken.
+    // Verdicts and lengths of the frames as their last beats are taken; and no beat without an
+    // octet (the receiver holds one back for the `tlast` beat), but for a frame of none.
     let mut verdicts: Vec<(bool, u64)> = Vec::new();
-    let mut monitor = |m: &M, _cycle: u64| -> Result<(), String> {
-        if m.get(tvalid) != 0 && m.get(tready) != 0 && m.get(tlast) != 0 {
-            verdicts.push((m.get(tuser) != 0, m.get(len)));
+    let mut in_frame = false;
+    let mut monitor = |m: &M, cycle: u64| -> Result<(), String> {
+        if m.get(tvalid) != 0 && m.get(tready) != 0 {
+            let last = m.get(tlast) != 0;
+            if m.get(tkeep) == 0 && (in_frame || !last) {
+                return Err(format!("cycle {cycle}: an output beat with no octet (tkeep = 0) inside a frame"));
+            }
+            in_frame = !last;
+            if last {
+                verdicts.push((m.get(tuser) != 0, m.get(len)));
+            }
         }
         Ok(())
     };
