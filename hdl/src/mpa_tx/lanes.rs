@@ -19,7 +19,11 @@
 //!   beat, so held words never mix FPDUs.
 //! - **Counts, computed for both outcomes of `take`.** Whether the buffered beat is taken
 //!   depends on the output's `tready` and arrives late, so the lane counts are formed for both
-//!   cases (`*_t`, `*_n`) and selected at the end.
+//!   cases (`*_t`, `*_n`) and selected at the end. A taken beat's count is one of N + 1
+//!   values, so what the control asks of it (is the Marker before the CRC lane, is this the
+//!   CRC beat, is the beat complete) is asked as equalities of the count's low bits and of the
+//!   state registers (`mh`, `h`) with each value: LUTs, where a sum and a comparison would be
+//!   two carry chains in a row.
 //! - **Marker position** is a register (`mpos_q`: the lane of the next Marker, mod 128 words)
 //!   and so is the next Marker's FPDUPTR (`ptr_q`: its offset from the FPDU's header). A beat
 //!   leaves `ptr_q` as it is, or adds 512 when it carries the Marker; the beat that places a
@@ -146,16 +150,31 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     /// The candidates for `mpos_next`, each with its `< N` flag beside it (`lt_*`), so that
     /// `mlt_q` is a select of flags, not a compare behind the select.
     mp_full: Signal<Local, Bits<7>>,
-    mp_t1: Signal<Local, Bits<7>>,
-    mp_t2: Signal<Local, Bits<7>>,
     mp_n1: Signal<Local, Bits<7>>,
     mp_n2: Signal<Local, Bits<7>>,
     lt_full: Signal<Local, Bit>,
-    lt_t1: Signal<Local, Bit>,
-    lt_t2: Signal<Local, Bit>,
     lt_n1: Signal<Local, Bit>,
     lt_n2: Signal<Local, Bit>,
     mlt_t: Signal<Local, Bit>,
+    /// The questions about a taken beat, as equalities: the count's low bits; per value `u`,
+    /// `mh == u` and `count ≥ u` (`ge_u`), and per `a < N`, `count ≤ a` (`le_a`); what they
+    /// give: `mh ≤ count`, `mh < count`, `h + count < N`, `h + count == N − 1`. Beside them
+    /// the sums `mh − count` (`mc0`), `− count − 1` (`mc1`), `− count − 2` (`mc2`), and the
+    /// `< N` flags of `mc1` and `mc2`.
+    cnt_lo: Signal<Local, Bits<5>>,
+    u7: Signal<Local, Bits<7>>,
+    mh_is_u: Signal<Local, Bit>,
+    ge_u: Signal<Local, Bit>,
+    le_a: Signal<Local, Bit>,
+    le_cnt: Signal<Local, Bit>,
+    lt_cnt: Signal<Local, Bit>,
+    nb_lt: Signal<Local, Bit>,
+    nb_last: Signal<Local, Bit>,
+    mc0: Signal<Local, Bits<7>>,
+    mc1: Signal<Local, Bits<7>>,
+    mc2: Signal<Local, Bits<7>>,
+    lt_c1: Signal<Local, Bit>,
+    lt_c2: Signal<Local, Bit>,
     mlt_n: Signal<Local, Bit>,
     wrap_t: Signal<Local, Bit>,
     wrap_n: Signal<Local, Bit>,
@@ -182,6 +201,10 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     c_n_minus_1: Constant<Bits<8>>,
     c_n7: Constant<Bits<7>>,
     c_n5: Constant<Bits<5>>,
+    /// The low bits that tell the count's N + 1 values (1..=N+1) apart: `2^m − 1 ≥ N + 1`.
+    c_cmask: Constant<Bits<5>>,
+    /// N + 1, the count's largest value.
+    c_n1_7: Constant<Bits<7>>,
     // `x < N` as `x & !(N − 1) == 0` (N a power of 2): a LUT tree where a comparison would
     // become a carry chain.
     c_hi5: Constant<Bits<5>>,
@@ -279,16 +302,26 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             mpos_n: Default::default(),
             mpos_next: Default::default(),
             mp_full: Default::default(),
-            mp_t1: Default::default(),
-            mp_t2: Default::default(),
             mp_n1: Default::default(),
             mp_n2: Default::default(),
             lt_full: Default::default(),
-            lt_t1: Default::default(),
-            lt_t2: Default::default(),
             lt_n1: Default::default(),
             lt_n2: Default::default(),
             mlt_t: Default::default(),
+            cnt_lo: Default::default(),
+            u7: Default::default(),
+            mh_is_u: Default::default(),
+            ge_u: Default::default(),
+            le_a: Default::default(),
+            le_cnt: Default::default(),
+            lt_cnt: Default::default(),
+            nb_lt: Default::default(),
+            nb_last: Default::default(),
+            mc0: Default::default(),
+            mc1: Default::default(),
+            mc2: Default::default(),
+            lt_c1: Default::default(),
+            lt_c2: Default::default(),
             mlt_n: Default::default(),
             wrap_t: Default::default(),
             wrap_n: Default::default(),
@@ -313,6 +346,8 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             c_n_minus_1: Constant::new((n - 1).into()),
             c_n7: Constant::new(n.into()),
             c_n5: Constant::new(n.into()),
+            c_cmask: Constant::new(((n + 2).next_power_of_two() - 1).into()),
+            c_n1_7: Constant::new((n + 1).into()),
             c_hi5: Constant::new((31 & !(n - 1)).into()),
             c_hi7: Constant::new((127 & !(n - 1)).into()),
             c_hi8: Constant::new((255 & !(n - 1)).into()),
@@ -398,29 +433,60 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
             self.cur.next = bit_cast::<H, D>(bit_cast::<D, H>(self.cur.val()));
         }
 
-        // Lane counts if the beat is taken (_t) and if not (_n), each as a few parallel sums of
-        // registers (the beat's count, and count + 1, count + 2, count − N, count + 1 − N from
-        // the side channel, computed before the skid buffer) and comparisons with constants:
-        // no sum feeds another sum, so the carry chains sit side by side, not in a row.
+        // Lane counts if the beat is taken (_t) and if not (_n), selected at the end by `take`.
         // `n` body words are available; a Marker is before the CRC lane when `mpos ≤ n`
         // (`before`); the CRC lane is `n + before`, so `used = n + 1 + before` on a CRC beat.
-        // `mpos − h` (mod 128) is a register too (`mh_q`), so "is the Marker before word n" is one
-        // comparison with the beat's count rather than a comparison behind a sum. When `mk`,
-        // `mpos < N ≤ 16` and `h ≤ N + 1`, so `mh` read as a signed 7-bit value is exact.
+        // `mpos − h` (mod 128) is a register too (`mh_q`), so "is the Marker before word n" asks
+        // about `mh` and the beat's count alone. When `mk`, `mpos < N ≤ 16` and `h ≤ N + 1`, so
+        // `mh` read as a signed 7-bit value is exact.
         self.mh.next = self.mh_q.q.val();
         self.mh_neg.next = self.mh_q.q.val().get_bit(6);
+        // The beat's count is one of N + 1 values (1..=N+1), so each question about a taken beat
+        // is asked once per value, of the state registers alone, and the count's low bits (as
+        // many as N + 1 values need) only pick the answer: no carry chain follows the skid
+        // buffer's count on the way to the Marker registers.
+        self.cnt_lo.next = self.s_count.val() & self.c_cmask.val();
+        self.le_cnt.next = false;
+        self.lt_cnt.next = false;
+        self.nb_lt.next = false;
+        self.nb_last.next = false;
+        // `mh ≤ count` and `mh < count`: for each value `u` from N + 1 down, `mh == u` (LUTs,
+        // where a comparison would be a carry chain) and whether the count reaches it.
+        self.ge_u.next = false;
+        for i in 0..(K / 4 + 2) {
+            self.u7.next = self.c_n1_7.val() - i.to_bits::<7>();
+            self.mh_is_u.next = self.mh.val() == self.u7.val();
+            self.lt_cnt.next = self.lt_cnt.val() | (self.mh_is_u.val() & self.ge_u.val());
+            self.ge_u.next = self.ge_u.val() | (self.cnt_lo.val() == bit_cast::<5, 7>(self.u7.val()));
+            self.le_cnt.next = self.le_cnt.val() | (self.mh_is_u.val() & self.ge_u.val());
+        }
+        // `h + count < N`: for each `a` below N, `count ≤ a` and `h == N − 1 − a`.
+        self.le_a.next = false;
+        for a in 0..(K / 4) {
+            self.le_a.next = self.le_a.val() | (self.cnt_lo.val() == a.to_bits::<5>());
+            self.nb_lt.next =
+                self.nb_lt.val() | (self.le_a.val() & (self.h.q.val() == (self.c_n5.val() - (a + 1).to_bits::<5>())));
+        }
+        // `h + count == N − 1`.
+        for v in 1..(K / 4) {
+            self.nb_last.next = self.nb_last.val()
+                | ((self.cnt_lo.val() == v.to_bits::<5>())
+                    & (self.h.q.val() == (self.c_n5.val() - (v + 1).to_bits::<5>())));
+        }
+        // The next `mpos − h` candidates are sums of two registers, formed beside the questions.
+        self.mc0.next = self.mh.val() - bit_cast::<7, 5>(self.s_count.val());
+        self.mc1.next = self.mh.val() - bit_cast::<7, 5>(self.s_count1.val());
+        self.mc2.next = self.mh.val() - bit_cast::<7, 5>(self.s_count2.val());
+        self.lt_c1.next = (self.mc1.val() & self.c_hi7.val()) == 0;
+        self.lt_c2.next = (self.mc2.val() & self.c_hi7.val()) == 0;
         self.n_body_t.next = bit_cast::<8, 5>(self.h.q.val()) + bit_cast::<8, 5>(self.s_count.val());
         self.a1_t.next = bit_cast::<8, 5>(self.h.q.val()) + bit_cast::<8, 5>(self.s_count1.val());
         self.ending_t.next = (self.phase.q.val() == Phase::Tail) | self.s.tlast.val();
-        self.before_t.next = self.mk.val() & (self.mh_neg.val() | (self.mh.val() <= bit_cast::<7, 5>(self.s_count.val())));
-        self.crc_here_t.next = self.ending_t.val()
-            & ((self.n_body_t.val() & self.c_hi8.val()) == 0)
-            & !(self.before_t.val() & (self.n_body_t.val() == self.c_n_minus_1.val()));
+        self.before_t.next = self.mk.val() & (self.mh_neg.val() | self.le_cnt.val());
+        self.crc_here_t.next = self.ending_t.val() & self.nb_lt.val() & !(self.before_t.val() & self.nb_last.val());
         self.complete_t.next = self.ending_t.val()
-            | ((self.n_body_t.val() & self.c_hi8.val()) != 0)
-            | (self.mk.val()
-                & (self.mh_neg.val() | (self.mh.val() < bit_cast::<7, 5>(self.s_count.val())))
-                & (self.n_body_t.val() == self.c_n_minus_1.val()));
+            | !self.nb_lt.val()
+            | (self.mk.val() & (self.mh_neg.val() | self.lt_cnt.val()) & self.nb_last.val());
         self.crc_lane_t.next = self.n_body_t.val();
         if self.before_t.val() {
             self.crc_lane_t.next = self.a1_t.val();
@@ -430,33 +496,29 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
             self.left_t.next = bit_cast::<8, 5>(self.h.q.val()) + self.s_count1_mn.val();
         }
         // The next Marker lane for each outcome, and whether it is below N, side by side: the
-        // CRC-beat question (`crc_here_t`, behind a sum) only selects.
+        // CRC-beat question (`crc_here_t`) only selects.
         self.mp_full.next = self.mpos_q.q.val() - self.c_n7.val();
         self.lt_full.next = (self.mp_full.val() & self.c_hi7.val()) == 0;
-        self.mp_t1.next = self.mh.val() - bit_cast::<7, 5>(self.s_count1.val());
-        self.lt_t1.next = (self.mp_t1.val() & self.c_hi7.val()) == 0;
-        self.mp_t2.next = self.mh.val() - bit_cast::<7, 5>(self.s_count2.val());
-        self.lt_t2.next = (self.mp_t2.val() & self.c_hi7.val()) == 0;
         self.mpos_t.next = self.mp_full.val();
         self.mlt_t.next = self.lt_full.val();
         if self.crc_here_t.val() {
             self.left_t.next = 0.into();
-            self.mpos_t.next = self.mp_t1.val();
-            self.mlt_t.next = self.lt_t1.val();
+            self.mpos_t.next = self.mc1.val();
+            self.mlt_t.next = self.lt_c1.val();
             if self.before_t.val() {
-                self.mpos_t.next = self.mp_t2.val();
-                self.mlt_t.next = self.lt_t2.val();
+                self.mpos_t.next = self.mc2.val();
+                self.mlt_t.next = self.lt_c2.val();
             }
         }
         self.wrap_t.next = self.mk.val() & (!self.crc_here_t.val() | self.before_t.val());
         // `mpos − h` after the beat: `− count − mk` on a full beat, `− count − 1 − before` on
         // a CRC beat (then h is 0 and mpos moves past the CRC lane).
-        self.mh_t.next = self.mh.val() - bit_cast::<7, 5>(self.s_count.val());
+        self.mh_t.next = self.mc0.val();
         if self.crc_here_t.val() | self.mk.val() {
-            self.mh_t.next = self.mh.val() - bit_cast::<7, 5>(self.s_count1.val());
+            self.mh_t.next = self.mc1.val();
         }
         if self.crc_here_t.val() & self.before_t.val() {
-            self.mh_t.next = self.mh.val() - bit_cast::<7, 5>(self.s_count2.val());
+            self.mh_t.next = self.mc2.val();
         }
 
         self.n_body_n.next = bit_cast::<8, 5>(self.h.q.val());
