@@ -95,14 +95,22 @@ pub struct Check<const D: usize, const K: usize, const D2: usize> {
     win: Signal<Local, Bits<D2>>,
     keep_t: Signal<Local, Bits<K>>,
     keep_o: Signal<Local, Bits<K>>,
-    /// Per value of `o`: its match; then `t > K` and the thermometer of `p_cnt`.
+    /// `o` and `p_cnt` to their low bits (both are at most K); per value of `o`, its match;
+    /// `p_cnt ≥ u` per `u`; then `t > K` and the tkeep of `p_cnt` octets.
+    o_lo: Signal<Local, Bits<8>>,
+    p_lo: Signal<Local, Bits<8>>,
     o_eq: Signal<Local, Bit>,
+    ge_p: Signal<Local, Bit>,
     gt_k: Signal<Local, Bit>,
     keep_p: Signal<Local, Bits<K>>,
     c_k: Constant<Bits<8>>,
     c_err_crc: Constant<Bits<2>>,
     c_err_len: Constant<Bits<2>>,
     c_one_k: Constant<Bits<K>>,
+    /// Lane K − 1 alone.
+    c_top_k: Constant<Bits<K>>,
+    /// `2K − 1`: the bits that hold 0..=K.
+    c_omask: Constant<Bits<8>>,
     c_all_k: Constant<Bits<K>>,
     c_dbits: Constant<Bits<16>>,
 }
@@ -160,13 +168,18 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Check<D, K, D2
             win: Default::default(),
             keep_t: Default::default(),
             keep_o: Default::default(),
+            o_lo: Default::default(),
+            p_lo: Default::default(),
             o_eq: Default::default(),
+            ge_p: Default::default(),
             gt_k: Default::default(),
             keep_p: Default::default(),
             c_k: Constant::new((K as u64).into()),
             c_err_crc: Constant::new(ERR_CRC.into()),
             c_err_len: Constant::new(ERR_LENGTH.into()),
             c_one_k: Constant::new(1u64.into()),
+            c_top_k: Constant::new((1u64 << (K - 1)).into()),
+            c_omask: Constant::new(((2 * K - 1) as u64).into()),
             c_all_k: Constant::new(crate::bits::low_ones(K).into()),
             c_dbits: Constant::new((D as u64).into()),
         }
@@ -208,26 +221,35 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
         self.win.next = bit_cast::<D2, D>(self.ob.q.val())
             | (bit_cast::<D2, D>(self.p_payload.val()) << (bit_cast::<16, 8>(self.o.q.val()) << 3));
 
-        // tkeep of a closing beat of o octets, and of p_cnt octets (`keep_p`).
+        // tkeep of a closing beat of o octets.
         self.keep_o.next = 0.into();
-        self.keep_p.next = 0.into();
         for i in 0..K {
             if self.o.q.val() > i.to_bits::<8>() {
                 self.keep_o.next = self.keep_o.val() | (self.c_one_k.val() << i.to_bits::<16>());
             }
-            if self.p_cnt.val() > i.to_bits::<8>() {
-                self.keep_p.next = self.keep_p.val() | (self.c_one_k.val() << i.to_bits::<16>());
-            }
         }
         // Whether the window holds more than a beat (`t > K`) and the tkeep of a closing beat of
-        // t octets, asked once per value `o` can hold (0..=K) of `p_cnt` alone and picked by
-        // `o`: no carry chain of `o + p_cnt` in front of the selects of `ob` and `m_keep`.
+        // t octets, from `o` and `p_cnt` alone (no carry chain of `o + p_cnt` in front of the
+        // selects of `ob` and `m_keep`), as equalities of their low bits (both are at most K),
+        // which synthesis maps to a few LUTs where a comparison would be a carry chain. From
+        // u = K down to 1: `p_cnt ≥ u` (`ge_p`) is lane u − 1 of `p_cnt`'s tkeep (`keep_p`),
+        // and with `o == K + 1 − u` it makes `t > K`.
+        self.o_lo.next = self.o.q.val() & self.c_omask.val();
+        self.p_lo.next = self.p_cnt.val() & self.c_omask.val();
+        self.ge_p.next = false;
         self.gt_k.next = false;
+        self.keep_p.next = 0.into();
+        for i in 0..K {
+            self.ge_p.next = self.ge_p.val() | (self.p_lo.val() == (self.c_k.val() - i.to_bits::<8>()));
+            if self.ge_p.val() {
+                self.keep_p.next = self.keep_p.val() | (self.c_top_k.val() >> i.to_bits::<16>());
+            }
+            self.gt_k.next = self.gt_k.val() | ((self.o_lo.val() == (i + 1).to_bits::<8>()) & self.ge_p.val());
+        }
         self.keep_t.next = 0.into();
         for i in 0..(K + 1) {
-            self.o_eq.next = self.o.q.val() == i.to_bits::<8>();
+            self.o_eq.next = self.o_lo.val() == i.to_bits::<8>();
             if self.o_eq.val() {
-                self.gt_k.next = self.gt_k.val() | (self.p_cnt.val() > (self.c_k.val() - i.to_bits::<8>()));
                 self.keep_t.next = self.keep_t.val()
                     | (self.keep_p.val() << i.to_bits::<16>())
                     | !(self.c_all_k.val() << i.to_bits::<16>());
