@@ -278,8 +278,6 @@ pub struct FrameStage<const D: usize, const K: usize> {
     total_com: Signal<Local, Bits<8>>,
     full_com: Signal<Local, Bit>,
     lo: Signal<Local, Bits<D>>,
-    hi: Signal<Local, Bits<D>>,
-    total: Signal<Local, Bits<8>>,
     full: Signal<Local, Bit>,
     beat_we: Signal<Local, Bit>,
     // Judging, this clock.
@@ -299,8 +297,16 @@ pub struct FrameStage<const D: usize, const K: usize> {
     cont_len: Signal<Local, Bits<16>>,
     deliver: Signal<Local, Bit>,
     j_len: Signal<Local, Bits<16>>,
-    keep_lo: Signal<Local, Bits<K>>,
-    keep_hi: Signal<Local, Bits<K>>,
+    /// Each window after the beat (`_run`, `_com`) and the one taken: octets, fill, lanes.
+    win_nx_run: Signal<Local, Bits<D>>,
+    wf_nx_run: Signal<Local, Bits<8>>,
+    kp_nx_run: Signal<Local, Bits<K>>,
+    win_nx_com: Signal<Local, Bits<D>>,
+    wf_nx_com: Signal<Local, Bits<8>>,
+    kp_nx_com: Signal<Local, Bits<K>>,
+    win_nx: Signal<Local, Bits<D>>,
+    wf_nx: Signal<Local, Bits<8>>,
+    kp_nx: Signal<Local, Bits<K>>,
     mic_bad: Signal<Local, Bit>,
     j_next: Signal<Local, Bits<14>>,
     j_start: Signal<Local, Bits<14>>,
@@ -493,8 +499,6 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             total_com: Default::default(),
             full_com: Default::default(),
             lo: Default::default(),
-            hi: Default::default(),
-            total: Default::default(),
             full: Default::default(),
             beat_we: Default::default(),
             mh1: Default::default(),
@@ -513,8 +517,15 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             cont_len: Default::default(),
             deliver: Default::default(),
             j_len: Default::default(),
-            keep_lo: Default::default(),
-            keep_hi: Default::default(),
+            win_nx_run: Default::default(),
+            wf_nx_run: Default::default(),
+            kp_nx_run: Default::default(),
+            win_nx_com: Default::default(),
+            wf_nx_com: Default::default(),
+            kp_nx_com: Default::default(),
+            win_nx: Default::default(),
+            wf_nx: Default::default(),
+            kp_nx: Default::default(),
             mic_bad: Default::default(),
             j_next: Default::default(),
             j_start: Default::default(),
@@ -712,23 +723,38 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.total_com.next = self.c_wf.q.val() + self.n_eff.val();
         self.full_com.next = ((self.c_keep.q.val() | self.tk_lo_com.val()) & self.c_top_lane.val()) != 0;
         self.lo.next = self.lo_run.val();
-        self.hi.next = self.hi_run.val();
-        self.total.next = self.total_run.val();
         self.full.next = self.full_run.val();
         if self.from_c.val() {
             self.lo.next = self.lo_com.val();
-            self.hi.next = self.hi_com.val();
-            self.total.next = self.total_com.val();
             self.full.next = self.full_com.val();
         }
-        // The window's lanes after this beat, for `wf_keep_r`: below `total` (the window's
-        // lanes and the payload's after them), or below `total − W` when a word is written (the
-        // payload's lanes shifted out past the top).
-        self.keep_lo.next = self.wf_keep_r.q.val() | self.tk_lo_run.val();
-        self.keep_hi.next = self.tk_hi_run.val();
+        // Each window after this beat: its octets (`lo`, or `hi` when a word is written), its
+        // fill (`total`, or `total − W`) and its lanes (below that fill: the window's lanes and
+        // the payload's after them, or the payload's lanes shifted out past the top), worked
+        // out for both windows apart, so that `from_c` (behind the key match) is the last select.
+        self.win_nx_run.next = self.lo_run.val();
+        self.wf_nx_run.next = self.total_run.val();
+        self.kp_nx_run.next = self.wf_keep_r.q.val() | self.tk_lo_run.val();
+        if self.full_run.val() {
+            self.win_nx_run.next = self.hi_run.val();
+            self.wf_nx_run.next = self.total_run.val() - self.c_w.val();
+            self.kp_nx_run.next = self.tk_hi_run.val();
+        }
+        self.win_nx_com.next = self.lo_com.val();
+        self.wf_nx_com.next = self.total_com.val();
+        self.kp_nx_com.next = self.c_keep.q.val() | self.tk_lo_com.val();
+        if self.full_com.val() {
+            self.win_nx_com.next = self.hi_com.val();
+            self.wf_nx_com.next = self.total_com.val() - self.c_w.val();
+            self.kp_nx_com.next = self.tk_hi_com.val();
+        }
+        self.win_nx.next = self.win_nx_run.val();
+        self.wf_nx.next = self.wf_nx_run.val();
+        self.kp_nx.next = self.kp_nx_run.val();
         if self.from_c.val() {
-            self.keep_lo.next = self.c_keep.q.val() | self.tk_lo_com.val();
-            self.keep_hi.next = self.tk_hi_com.val();
+            self.win_nx.next = self.win_nx_com.val();
+            self.wf_nx.next = self.wf_nx_com.val();
+            self.kp_nx.next = self.kp_nx_com.val();
         }
         // The MIC register takes the written word (not full: its state unchanged) with every
         // beat that has a target, each window's step computed apart and `from_c` selecting.
@@ -842,14 +868,11 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             }
             if self.e_tr.val() | self.e_ts.val() {
                 self.wa.d.next = self.e_wa.val();
-                self.win.d.next = self.lo.val();
-                self.wf.d.next = self.total.val();
-                self.wf_keep_r.d.next = self.keep_lo.val();
+                self.win.d.next = self.win_nx.val();
+                self.wf.d.next = self.wf_nx.val();
+                self.wf_keep_r.d.next = self.kp_nx.val();
                 if self.full.val() {
                     self.wa.d.next = self.e_wa_inc.val();
-                    self.win.d.next = self.hi.val();
-                    self.wf.d.next = self.total.val() - self.c_w.val();
-                    self.wf_keep_r.d.next = self.keep_hi.val();
                 }
                 self.first_w.d.next = self.e_first.val();
                 if self.d_som.val() & self.info.val().get_bit(114) {
