@@ -76,6 +76,10 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     n_eff: Signal<Local, Bits<4>>,
     hl_next: Signal<Local, Bits<8>>,
     a_next: Signal<Local, Bits<4>>,
+    /// `hleft > W`, `hleft > 2W`, `2W − hleft`.
+    hl_gt1: Signal<Local, Bit>,
+    hl_gt2: Signal<Local, Bit>,
+    w2_less: Signal<Local, Bits<4>>,
     a_hp: Signal<Local, Bits<4>>,
     room_rest: Signal<Local, Bits<5>>,
     room_w_next: Signal<Local, Bits<4>>,
@@ -104,6 +108,9 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     c_w5: Constant<Bits<5>>,
     c_w_m1: Constant<Bits<4>>,
     c_2w: Constant<Bits<16>>,
+    c_2w8: Constant<Bits<8>>,
+    /// 2W mod 16.
+    c_2w4: Constant<Bits<4>>,
     c_hp_raw: Constant<Bits<8>>,
     c_hp_smbus: Constant<Bits<8>>,
     c_pos_max: Constant<Bits<17>>,
@@ -144,6 +151,9 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             kk_th: Default::default(),
             hl_next: Default::default(),
             a_next: Default::default(),
+            hl_gt1: Default::default(),
+            hl_gt2: Default::default(),
+            w2_less: Default::default(),
             a_hp: Default::default(),
             room_rest: Default::default(),
             room_w_next: Default::default(),
@@ -173,6 +183,8 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             c_w5: Constant::new((K as u64).into()),
             c_w_m1: Constant::new(((K - 1) as u64).into()),
             c_2w: Constant::new((2 * K as u64).into()),
+            c_2w8: Constant::new((2 * K as u64).into()),
+            c_2w4: Constant::new(((2 * K as u64) % 16).into()),
             c_hp_raw: Constant::new((HEADER_LEN as u64).into()),
             c_hp_smbus: Constant::new(((PREFIX_LEN + HEADER_LEN) as u64).into()),
             c_pos_max: Constant::new(0xFFFFu64.into()),
@@ -295,14 +307,21 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
         // five bits. The position and the room carry on only after a beat that is not the
         // frame's last (the last starts the next frame), so they use that beat's payload count,
         // `n_on`, registered a beat ahead, and never wait for `tkeep`.
+        // Each from `hleft` and comparisons of it with W and 2W side by side, not one behind
+        // another: `a_next = min(hleft − W, W)` (0 when hleft ≤ W), and the next `n_on`'s
+        // header case `W − a_next = 2W − hleft` (0 when hleft ≥ 2W).
+        self.hl_gt1.next = self.hleft.q.val() > self.c_w.val();
+        self.hl_gt2.next = self.hleft.q.val() > self.c_2w8.val();
         self.hl_next.next = 0.into();
-        if self.hleft.q.val() > self.c_w.val() {
+        if self.hl_gt1.val() {
             self.hl_next.next = self.hleft.q.val() - self.c_w.val();
         }
-        self.a_next.next = self.c_w4.val();
-        if self.hl_next.val() <= self.c_w.val() {
-            self.a_next.next = self.hl_next.val().get_bits::<4>(0);
+        self.a_next.next = self.hl_next.val().get_bits::<4>(0);
+        if self.hl_gt2.val() {
+            self.a_next.next = self.c_w4.val();
         }
+        // (mod 16: the result is below W ≤ 8.)
+        self.w2_less.next = self.c_2w4.val() - self.hleft.q.val().get_bits::<4>(0);
         self.a_hp.next = self.c_w4.val();
         if self.hp.val() <= self.c_w.val() {
             self.a_hp.next = self.hp.val().get_bits::<4>(0);
@@ -321,8 +340,11 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
         }
         // The next beat's `n_on`: header octets left in it mean the room is still whole.
         self.n_on_next.next = self.room_w_next.val();
-        if self.a_next.val() != 0 {
-            self.n_on_next.next = self.c_w4.val() - self.a_next.val();
+        if self.hl_gt1.val() {
+            self.n_on_next.next = self.w2_less.val();
+            if self.hl_gt2.val() {
+                self.n_on_next.next = 0.into();
+            }
         }
         if self.accept.val() {
             self.hdr.d.next = self.e_hdr.val();
