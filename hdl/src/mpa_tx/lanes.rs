@@ -21,9 +21,10 @@
 //!   depends on the output's `tready` and arrives late, so the lane counts are formed for both
 //!   cases (`*_t`, `*_n`) and selected at the end. A taken beat's count is one of N + 1
 //!   values, so what the control asks of it (is the Marker before the CRC lane, is this the
-//!   CRC beat, is the beat complete) is asked as equalities of the count's low bits and of the
-//!   state registers (`mh`, `h`) with each value: LUTs, where a sum and a comparison would be
-//!   two carry chains in a row.
+//!   CRC beat) is asked as equalities of the count's low bits and of the state registers
+//!   (`mh`, `h`) with each value: LUTs, where a sum and a comparison would be two carry chains
+//!   in a row. Whether a beat goes out asks the count nothing: a taken beat always fills or
+//!   ends one.
 //! - **Marker position** is a register (`mpos_q`: the lane of the next Marker, mod 128 words)
 //!   and so is the next Marker's FPDUPTR (`ptr_q`: its offset from the FPDU's header). A beat
 //!   leaves `ptr_q` as it is, or adds 512 when it carries the Marker; the beat that places a
@@ -123,7 +124,6 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     ending_t: Signal<Local, Bit>,
     crc_lane_t: Signal<Local, Bits<8>>,
     crc_here_t: Signal<Local, Bit>,
-    complete_t: Signal<Local, Bit>,
     left_t: Signal<Local, Bits<8>>,
     n_body_n: Signal<Local, Bits<8>>,
     ending_n: Signal<Local, Bit>,
@@ -134,7 +134,6 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     ending: Signal<Local, Bit>,
     crc_lane: Signal<Local, Bits<8>>,
     crc_here: Signal<Local, Bit>,
-    complete: Signal<Local, Bit>,
     left: Signal<Local, Bits<8>>,
     mh: Signal<Local, Bits<7>>,
     mpos_rst: Signal<Local, Bits<7>>,
@@ -167,7 +166,6 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     ge_u: Signal<Local, Bit>,
     le_a: Signal<Local, Bit>,
     le_cnt: Signal<Local, Bit>,
-    lt_cnt: Signal<Local, Bit>,
     nb_lt: Signal<Local, Bit>,
     nb_last: Signal<Local, Bit>,
     mc0: Signal<Local, Bits<7>>,
@@ -277,7 +275,6 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             ending_t: Default::default(),
             crc_lane_t: Default::default(),
             crc_here_t: Default::default(),
-            complete_t: Default::default(),
             left_t: Default::default(),
             n_body_n: Default::default(),
             ending_n: Default::default(),
@@ -288,7 +285,6 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             ending: Default::default(),
             crc_lane: Default::default(),
             crc_here: Default::default(),
-            complete: Default::default(),
             left: Default::default(),
             mh: Default::default(),
             mpos_rst: Default::default(),
@@ -314,7 +310,6 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             ge_u: Default::default(),
             le_a: Default::default(),
             le_cnt: Default::default(),
-            lt_cnt: Default::default(),
             nb_lt: Default::default(),
             nb_last: Default::default(),
             mc0: Default::default(),
@@ -447,16 +442,14 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
         // buffer's count on the way to the Marker registers.
         self.cnt_lo.next = self.s_count.val() & self.c_cmask.val();
         self.le_cnt.next = false;
-        self.lt_cnt.next = false;
         self.nb_lt.next = false;
         self.nb_last.next = false;
-        // `mh ≤ count` and `mh < count`: for each value `u` from N + 1 down, `mh == u` (LUTs,
+        // `mh ≤ count`: for each value `u` from N + 1 down, `mh == u` (LUTs,
         // where a comparison would be a carry chain) and whether the count reaches it.
         self.ge_u.next = false;
         for i in 0..(K / 4 + 2) {
             self.u7.next = self.c_n1_7.val() - i.to_bits::<7>();
             self.mh_is_u.next = self.mh.val() == self.u7.val();
-            self.lt_cnt.next = self.lt_cnt.val() | (self.mh_is_u.val() & self.ge_u.val());
             self.ge_u.next = self.ge_u.val() | (self.cnt_lo.val() == bit_cast::<5, 7>(self.u7.val()));
             self.le_cnt.next = self.le_cnt.val() | (self.mh_is_u.val() & self.ge_u.val());
         }
@@ -484,9 +477,6 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
         self.ending_t.next = (self.phase.q.val() == Phase::Tail) | self.s.tlast.val();
         self.before_t.next = self.mk.val() & (self.mh_neg.val() | self.le_cnt.val());
         self.crc_here_t.next = self.ending_t.val() & self.nb_lt.val() & !(self.before_t.val() & self.nb_last.val());
-        self.complete_t.next = self.ending_t.val()
-            | !self.nb_lt.val()
-            | (self.mk.val() & (self.mh_neg.val() | self.lt_cnt.val()) & self.nb_last.val());
         self.crc_lane_t.next = self.n_body_t.val();
         if self.before_t.val() {
             self.crc_lane_t.next = self.a1_t.val();
@@ -565,7 +555,6 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
         self.ending.next = self.ending_n.val();
         self.crc_lane.next = self.crc_lane_n.val();
         self.crc_here.next = self.crc_here_n.val();
-        self.complete.next = self.complete_n.val();
         self.left.next = self.left_n.val();
         self.mpos_next.next = self.mpos_n.val();
         self.wrap.next = self.wrap_n.val();
@@ -573,7 +562,6 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
             self.ending.next = self.ending_t.val();
             self.crc_lane.next = self.crc_lane_t.val();
             self.crc_here.next = self.crc_here_t.val();
-            self.complete.next = self.complete_t.val();
             self.left.next = self.left_t.val();
             self.mpos_next.next = self.mpos_t.val();
             self.wrap.next = self.wrap_t.val();
@@ -590,12 +578,18 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
         }
 
         // A beat goes out when it ends the FPDU (then it holds the CRC lane or is full) or its
-        // lanes are full: N body words, or N-1 and a Marker with a word after it.
-        self.emit.next = self.adv.val()
-            & self.complete.val()
-            & !self.in_drop.val()
-            & !self.idle_bad.val()
-            & (!self.first.val() | self.take.val());
+        // lanes are full: N body words, or N-1 and a Marker with a word after it. A taken beat
+        // always completes one: it is the ULPDU's last (it ends the FPDU) or it brings N words,
+        // so its lanes fill. So `emit` asks the count nothing; only a beat not taken asks
+        // whether the held words complete one (`complete_n`, from registers). `emit` is the
+        // enable of every lane and held-word register (over a thousand at W = 64), so nothing
+        // slow may stand in front of it.
+        self.emit.next = self.take.val()
+            | (self.adv.val()
+                & self.complete_n.val()
+                & !self.in_drop.val()
+                & !self.idle_bad.val()
+                & !self.first.val());
 
         // Header lane and Marker pointer (§4.3: FPDUPTR is 0 before the ULPDU_Length field of
         // the FPDU it belongs to; else the offset back to that field).
