@@ -44,6 +44,12 @@ impl CrcPipeline {
         CrcPipeline { data: net.columns.clone(), advance, unshift, finish, net }
     }
 
+    /// `A_n` as columns: the register advanced by `n` zero octets (`advance` is `A_W`). The
+    /// MPA receiver's loop advances by a beat's covered words, `4·m` octets for `m ≤ N`.
+    pub fn advance_by(&self, octets: usize) -> Vec<u64> {
+        (0..8 * self.net.reg_bytes).map(|i| zeros(&self.net, 1u64 << i, octets)).collect()
+    }
+
     /// Stages behind the loop: `log2(W)`.
     pub fn stages(&self) -> usize {
         self.unshift.len()
@@ -142,5 +148,28 @@ mod tests {
             }
         }
         assert_eq!(p.stages(), 6);
+    }
+    /// The MPA receiver's step ([`crate::mpa_rx::crc_check`]): a beat covering `m` word
+    /// lanes is `A_{4m}·R ⊕ L(w)`, `w` the covered words right-aligned behind `N − m` zero
+    /// lanes: the network's own step of those octets, at W = 8 and 64 and every `m`.
+    #[test]
+    fn advance_by_and_a_right_aligned_remainder_are_a_partial_step() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+        for w in [8usize, 64] {
+            let net = CrcNetwork::new(CrcKind::Crc32c.params(), w);
+            let p = CrcPipeline::new(net.clone());
+            for m in 0..=w / 4 {
+                let r = rng.gen::<u32>() as u64;
+                let d: Vec<u8> = (0..4 * m).map(|_| rng.gen()).collect();
+                let mut win = vec![0u8; w];
+                win[w - 4 * m..].copy_from_slice(&d);
+                let step = apply(&p.advance_by(4 * m), r) ^ p.data_remainder(&win);
+                // The network's step reads `keep`'s octets and ignores the rest.
+                let keep = if 4 * m == 64 { u64::MAX } else { (1u64 << (4 * m)) - 1 };
+                let mut beat = d.clone();
+                beat.resize(w, rng.gen());
+                assert_eq!(step, net.step(r, &beat, keep), "W={w} m={m}");
+            }
+        }
     }
 }

@@ -1,17 +1,29 @@
-//! The CRC stage of the MPA receiver, between the aligner and the check stage: the CRC-32C of
-//! each FPDU (RFC 5044 §4.4) and its comparison with the FPDU's CRC field, in a clock stage of
-//! its own as in the framer, so the 64-octet step network does not sit in front of the check
-//! stage's logic.
+//! The CRC stage of the MPA receiver, between the aligner and the prep stage: the CRC-32C of
+//! each FPDU (RFC 5044 §4.4) and the FPDU's CRC field, in clock stages of their own as in the
+//! framer, so the CRC network does not sit in front of the prep stage's logic.
 //!
-//! Each beat from stage A goes through the CRC step leaf with a prefix `keep`: all its word
-//! lanes, or on the FPDU's last beat all but the last (the CRC lane), so the leading Marker,
-//! any Marker inside the FPDU, the header and the PAD are covered. On the last beat the
-//! finished CRC and that lane (octet 0 in bits 7:0, as the framer inserts it) are registered
-//! with the beat; the register restarts for the next FPDU. The comparison is the next stage's
-//! ([`super::prep::Prep`]): behind the step network it made this stage's path 11 LUT4 levels.
+//! A beat covers `m` of its word lanes: all `n`, or on the FPDU's last beat all but the last
+//! (the CRC lane), so the leading Marker, any Marker inside the FPDU, the header and the PAD
+//! are covered. With `R` the register (consumption order) and `A_j` the matrix that feeds it
+//! `j` zero octets ([`crate::crc::CrcPipeline`]), the step is `R' = A_{4m}·R ⊕ L(d)`, where
+//! `L(d)` is the zero-state remainder of the covered words. The two halves run a clock apart,
+//! as in the pipelined engine:
+//! 1. **Data.** The covered words are right-aligned in the beat (`N − m` zero lanes lead;
+//!    leading zeros leave a zero-state remainder as it is), so one full-width network gives
+//!    `L(d)` for every `m`, registered with `m` (one-hot) and the beat as it came.
+//! 2. **Loop.** `A_{4m}·R` is one network whose input lane `m − 1` holds `R` (the others zero;
+//!    `m = 0` takes `R` itself), XORed with the registered `L(d)`: a select and a tree of at
+//!    most 32 state bits a term in the loop, where the one-clock step had state and data,
+//!    shifted by the beat's length, in one network (issue 26: the mid skid buffer → the step
+//!    → `crc_r` was the receiver's critical path at 124.6 MHz). On the last beat the finished
+//!    CRC and the CRC lane (octet 0 in bits 7:0, as the framer inserts it) are registered with
+//!    the beat, and the register restarts for the next FPDU.
+//!
+//! The comparison is the next stage's ([`super::prep::Prep`]): behind the network it made
+//! this stage's path 11 LUT4 levels. Latency: two clocks (one before the data stage).
 
 use super::WordBeatSink;
-use crate::crc::CrcStep;
+use crate::crc::{CrcNetwork, CrcPipeline, GfMatrix};
 use offload_driver::crc::CrcKind;
 use offload_driver::mpa::{FPDUPTR_MASK, MARKER_LEN};
 use rust_hdl::prelude::*;
@@ -38,6 +50,8 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     pub c_base: Signal<Out, Bits<32>>,
     pub c_valid: Signal<Out, Bit>,
     pub c_ready: Signal<In, Bit>,
+    /// Neither stage holds a beat (for the block's `status_idle`).
+    pub c_idle: Signal<Out, Bit>,
     /// On the last beat: the CRC field (as a little-endian word) and the CRC computed.
     pub c_crc_found: Signal<Out, Bits<32>>,
     pub c_crc_calc: Signal<Out, Bits<32>>,
@@ -72,7 +86,35 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     pub c_len_bad: Signal<Out, Bit>,
     /// MULPDU (live, as the block's `cfg_mulpdu`).
     pub cfg_mulpdu: Signal<In, Bits<16>>,
-    step: CrcStep<D, K, 32>,
+    // Stage 1: the beat as it came, the covered words' remainder and `m` (bit `m` set).
+    p_words: DFF<Bits<D>>,
+    p_n: DFF<Bits<8>>,
+    p_first: DFF<Bit>,
+    p_last: DFF<Bit>,
+    p_mk: DFF<Bit>,
+    p_mkl: DFF<Bits<8>>,
+    p_base: DFF<Bits<32>>,
+    p_nt: DFF<Bits<18>>,
+    p_valid: DFF<Bit>,
+    p_ld: DFF<Bits<32>>,
+    p_msel: DFF<Bits<18>>,
+    /// `L`, over the right-aligned covered words.
+    data_net: GfMatrix<D, 32>,
+    /// Input lane `j` to `A_{4(j+1)}`: the loop's state advance for `m = j + 1`.
+    state_net: GfMatrix<D, 32>,
+    /// The finishing permutation and `xorout`.
+    finish: GfMatrix<32, 32>,
+    /// `m` one-hot and the window.
+    msel: Signal<Local, Bits<18>>,
+    win: Signal<Local, Bits<D>>,
+    /// `R` in input lane `m − 1` of `state_net`; the register after the beat.
+    placed: Signal<Local, Bits<D>>,
+    nxt: Signal<Local, Bits<32>>,
+    /// Stage 2 takes stage 1's beat.
+    adv: Signal<Local, Bit>,
+    c_one18: Constant<Bits<18>>,
+    /// `D`, the shift that leaves nothing of a beat.
+    c_d16: Constant<Bits<16>>,
     crc_r: DFF<Bits<32>>,
     q_words: DFF<Bits<D>>,
     q_first: DFF<Bit>,
@@ -119,16 +161,17 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     c_lo2_k: Constant<Bits<K>>,
     c_hi2_k: Constant<Bits<K>>,
     c_one16: Constant<Bits<16>>,
-    cov_keep: Signal<Local, Bits<K>>,
     crc_word: Signal<Local, Bits<32>>,
     crc_lane: Signal<Local, Bits<D>>,
-    c_nib_k: Constant<Bits<K>>,
     c_init: Constant<Bits<32>>,
 }
 
 impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
     fn default() -> Self {
-        let step = CrcStep::<D, K, 32>::new(CrcKind::Crc32c);
+        let p = CrcPipeline::new(CrcNetwork::new(CrcKind::Crc32c.params(), K));
+        // Input bit `32·j + b` of the state network: bit `b` of `R` advanced by `4·(j + 1)`
+        // octets.
+        let state_cols: Vec<u64> = (0..K / 4).flat_map(|j| p.advance_by(4 * (j + 1))).collect();
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -141,10 +184,31 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             c_base: Default::default(),
             c_valid: Default::default(),
             c_ready: Default::default(),
+            c_idle: Default::default(),
             c_crc_found: Default::default(),
             c_crc_calc: Default::default(),
-            c_init: Constant::new(step.init()),
-            step,
+            c_init: Constant::new(p.net.init_r.into()),
+            p_words: Default::default(),
+            p_n: Default::default(),
+            p_first: Default::default(),
+            p_last: Default::default(),
+            p_mk: Default::default(),
+            p_mkl: Default::default(),
+            p_base: Default::default(),
+            p_nt: Default::default(),
+            p_valid: Default::default(),
+            p_ld: Default::default(),
+            p_msel: Default::default(),
+            data_net: GfMatrix::new(p.data.clone(), 0),
+            state_net: GfMatrix::new(state_cols, 0),
+            finish: GfMatrix::new(p.finish.clone(), p.net.params.xorout),
+            msel: Default::default(),
+            win: Default::default(),
+            placed: Default::default(),
+            nxt: Default::default(),
+            adv: Default::default(),
+            c_one18: Constant::new(1u64.into()),
+            c_d16: Constant::new((D as u64).into()),
             crc_r: Default::default(),
             q_words: Default::default(),
             q_first: Default::default(),
@@ -200,10 +264,8 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             c_hdr_at: Default::default(),
             c_mk_off: Default::default(),
             c_mk_found: Default::default(),
-            cov_keep: Default::default(),
             crc_word: Default::default(),
             crc_lane: Default::default(),
-            c_nib_k: Constant::new(0xFu64.into()),
         }
     }
 }
@@ -212,7 +274,7 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, crc_r, q_words, q_first, q_last, q_mkl, q_base, q_found, q_calc, q_valid, q_raw,
+            self, clock, p_words, p_n, p_first, p_last, p_mk, p_mkl, p_base, p_nt, p_valid, p_ld, p_msel, crc_r, q_words, q_first, q_last, q_mkl, q_base, q_found, q_calc, q_valid, q_raw,
             q_raw_keep, q_lane_keep, q_len_in, q_hdr_at, q_mk_off, q_mk_found, q_mk_exp, q_mk_bad, q_len_bad, hdr_off
         );
         self.c_words.next = self.q_words.q.val();
@@ -223,6 +285,7 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         self.c_crc_found.next = self.q_found.q.val();
         self.c_crc_calc.next = self.q_calc.q.val();
         self.c_valid.next = self.q_valid.q.val();
+        self.c_idle.next = !self.p_valid.q.val() & !self.q_valid.q.val();
         self.c_raw.next = self.q_raw.q.val();
         self.c_raw_keep.next = self.q_raw_keep.q.val();
         self.c_lane_keep.next = self.q_lane_keep.q.val();
@@ -233,37 +296,65 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         self.c_mk_exp.next = self.q_mk_exp.q.val();
         self.c_mk_bad.next = self.q_mk_bad.q.val();
         self.c_len_bad.next = self.q_len_bad.q.val();
-        // Advance whenever the output register is empty or being taken.
-        self.b.ready.next = !self.q_valid.q.val() | self.c_ready.val();
+        // Stage 2 advances whenever its output register is empty or being taken; stage 1
+        // whenever it is empty or stage 2 advances.
+        self.adv.next = !self.q_valid.q.val() | self.c_ready.val();
+        self.b.ready.next = !self.p_valid.q.val() | self.adv.val();
 
-        // The lanes the CRC covers: all (`n > l`), or all but the CRC lane (`n > l + 1`).
-        self.cov_keep.next = 0.into();
-        for l in 0..(K / 4) {
-            if (self.b_nt.val().get_bit(l) & !self.b.last.val()) | (self.b_nt.val().get_bit(l + 1) & self.b.last.val()) {
-                self.cov_keep.next = self.cov_keep.val() | (self.c_nib_k.val() << (l * 4).to_bits::<16>());
+        // Stage 1. The lanes the CRC covers: all (`m = n`), or all but the CRC lane
+        // (`m = n − 1`); `m` one-hot from `n`'s thermometer (bit `l` set when `n > l`).
+        self.msel.next = 0.into();
+        if (!self.b.last.val() & !self.b_nt.val().get_bit(0)) | (self.b.last.val() & !self.b_nt.val().get_bit(1)) {
+            self.msel.next = self.c_one18.val();
+        }
+        for m in 1..(K / 4 + 1) {
+            if (!self.b.last.val() & self.b_nt.val().get_bit(m - 1) & !self.b_nt.val().get_bit(m))
+                | (self.b.last.val() & self.b_nt.val().get_bit(m) & !self.b_nt.val().get_bit(m + 1))
+            {
+                self.msel.next = self.msel.val() | (self.c_one18.val() << m.to_bits::<8>());
             }
         }
-        self.step.state.next = self.crc_r.q.val();
-        self.step.data.next = self.b.words.val();
-        self.step.keep.next = self.cov_keep.val();
+        // The covered words right-aligned: `N − m` zero lanes, then lanes `0..m` (the rest
+        // shifted out).
+        self.win.next = 0.into();
+        for m in 1..(K / 4 + 1) {
+            if self.msel.val().get_bit(m) {
+                self.win.next = self.b.words.val() << (self.c_d16.val() - (m * 32).to_bits::<16>());
+            }
+        }
+        self.data_net.x.next = self.win.val();
+
+        // Stage 2: `A_{4m}·R ⊕ L(d)`.
+        self.placed.next = 0.into();
+        for j in 0..(K / 4) {
+            if self.p_msel.q.val().get_bit(j + 1) {
+                self.placed.next = bit_cast::<D, 32>(self.crc_r.q.val()) << (j * 32).to_bits::<16>();
+            }
+        }
+        self.state_net.x.next = self.placed.val();
+        self.nxt.next = self.state_net.y.val() ^ self.p_ld.q.val();
+        if self.p_msel.q.val().get_bit(0) {
+            self.nxt.next = self.crc_r.q.val() ^ self.p_ld.q.val();
+        }
+        self.finish.x.next = self.nxt.val();
         // The CRC lane is the last, lane `n − 1` (`n > l` and not `n > l + 1`): an AND-OR over
         // the lanes.
         self.crc_word.next = 0.into();
         self.crc_lane.next = 0.into();
         for l in 0..(K / 4) {
-            if self.b_nt.val().get_bit(l) & !self.b_nt.val().get_bit(l + 1) {
-                self.crc_lane.next = self.b.words.val() >> (l * 32).to_bits::<16>();
+            if self.p_nt.q.val().get_bit(l) & !self.p_nt.q.val().get_bit(l + 1) {
+                self.crc_lane.next = self.p_words.q.val() >> (l * 32).to_bits::<16>();
                 self.crc_word.next = self.crc_word.val() | bit_cast::<32, D>(self.crc_lane.val());
             }
         }
 
         // The beat's layout for the prep stage (see `c_raw`).
-        self.lead_mk.next = self.b.mk.val() & (self.b.mkl.val() == 0);
-        self.raw.next = bit_cast::<16, 8>(self.b.n.val()) << 2;
-        if self.b.mk.val() {
-            self.raw.next = (bit_cast::<16, 8>(self.b.n.val()) << 2) - 4;
+        self.lead_mk.next = self.p_mk.q.val() & (self.p_mkl.q.val() == 0);
+        self.raw.next = bit_cast::<16, 8>(self.p_n.q.val()) << 2;
+        if self.p_mk.q.val() {
+            self.raw.next = (bit_cast::<16, 8>(self.p_n.q.val()) << 2) - 4;
         }
-        if self.b.first.val() {
+        if self.p_first.q.val() {
             self.raw.next = self.raw.val() - 2;
         }
         // Octet i is kept when `n − mk > ⌊(i + 2·first)/4⌋`: a thermometer bit picked by
@@ -271,26 +362,26 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         // octets 2–3 `n − mk > l + first`.
         self.raw_keep.next = 0.into();
         for l in 0..(K / 4) {
-            if (!self.b.mk.val() & self.b_nt.val().get_bit(l)) | (self.b.mk.val() & self.b_nt.val().get_bit(l + 1)) {
+            if (!self.p_mk.q.val() & self.p_nt.q.val().get_bit(l)) | (self.p_mk.q.val() & self.p_nt.q.val().get_bit(l + 1)) {
                 self.raw_keep.next = self.raw_keep.val() | (self.c_lo2_k.val() << (l * 4).to_bits::<16>());
             }
-            if (!self.b.first.val() & !self.b.mk.val() & self.b_nt.val().get_bit(l))
-                | (!self.b.first.val() & self.b.mk.val() & self.b_nt.val().get_bit(l + 1))
-                | (self.b.first.val() & !self.b.mk.val() & self.b_nt.val().get_bit(l + 1))
-                | (self.b.first.val() & self.b.mk.val() & self.b_nt.val().get_bit(l + 2))
+            if (!self.p_first.q.val() & !self.p_mk.q.val() & self.p_nt.q.val().get_bit(l))
+                | (!self.p_first.q.val() & self.p_mk.q.val() & self.p_nt.q.val().get_bit(l + 1))
+                | (self.p_first.q.val() & !self.p_mk.q.val() & self.p_nt.q.val().get_bit(l + 1))
+                | (self.p_first.q.val() & self.p_mk.q.val() & self.p_nt.q.val().get_bit(l + 2))
             {
                 self.raw_keep.next = self.raw_keep.val() | (self.c_hi2_k.val() << (l * 4).to_bits::<16>());
             }
         }
         self.lane_keep.next = 0.into();
         for l in 0..(K / 4) {
-            if !self.b.mk.val() | (l.to_bits::<8>() < self.b.mkl.val()) {
+            if !self.p_mk.q.val() | (l.to_bits::<8>() < self.p_mkl.q.val()) {
                 self.lane_keep.next = self.lane_keep.val() | (self.c_one16.val() << l.to_bits::<16>());
             }
         }
-        self.hdr_word.next = bit_cast::<16, D>(self.b.words.val());
+        self.hdr_word.next = bit_cast::<16, D>(self.p_words.q.val());
         if self.lead_mk.val() {
-            self.hdr_word.next = bit_cast::<16, D>(self.b.words.val() >> 32);
+            self.hdr_word.next = bit_cast::<16, D>(self.p_words.q.val() >> 32);
         }
         // The Marker's FPDUPTR (octets 2–3 of its word), picked by lane equality: an AND-OR of
         // constant shifts, where a shift by `32·mkl + 16` was a shifter over the whole beat
@@ -299,18 +390,18 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         self.mk_ptr.next = 0.into();
         self.mk_lane.next = 0.into();
         for l in 0..(K / 4) {
-            if self.b.mkl.val() == self.c_lane[l].val() {
-                self.mk_lane.next = self.b.words.val() >> (l * 32).to_bits::<16>();
+            if self.p_mkl.q.val() == self.c_lane[l].val() {
+                self.mk_lane.next = self.p_words.q.val() >> (l * 32).to_bits::<16>();
                 self.mk_ptr.next = self.mk_ptr.val() | bit_cast::<16, D>(self.mk_lane.val() >> 16);
             }
         }
         self.found.next = (self.mk_ptr.val() << 8) | (self.mk_ptr.val() >> 8);
         self.len_in.next = (self.hdr_word.val() << 8) | (self.hdr_word.val() >> 8);
-        self.hdr_at.next = self.b.base.val();
+        self.hdr_at.next = self.p_base.q.val();
         if self.lead_mk.val() {
-            self.hdr_at.next = self.b.base.val() + self.c_marker_len.val();
+            self.hdr_at.next = self.p_base.q.val() + self.c_marker_len.val();
         }
-        self.mk_off.next = self.b.base.val() + (bit_cast::<32, 8>(self.b.mkl.val()) << 2);
+        self.mk_off.next = self.p_base.q.val() + (bit_cast::<32, 8>(self.p_mkl.q.val()) << 2);
         // The FPDUPTR due: on the first beat the Marker is `4·mkl` octets past the header (0
         // when it leads), after it `mk_off − hdr_off` = `base + 4·mkl + !hdr_off + 1`, its
         // three terms folded carry-save (an XOR and a majority per bit, the `+ 1` in the free
@@ -318,8 +409,8 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         // two in series (issue 26: `base + 4·mkl` → `− hdr_off` → compare → `q_mk_bad` limited
         // the receiver at 115.0 MHz).
         self.hdr_off_eff.next = self.hdr_off.q.val();
-        self.base16.next = bit_cast::<16, 32>(self.b.base.val());
-        self.mk4.next = bit_cast::<16, 8>(self.b.mkl.val()) << 2;
+        self.base16.next = bit_cast::<16, 32>(self.p_base.q.val());
+        self.mk4.next = bit_cast::<16, 8>(self.p_mkl.q.val()) << 2;
         self.nhdr.next = !self.hdr_off.q.val();
         self.sv.next = self.base16.val() ^ self.mk4.val() ^ self.nhdr.val();
         self.cv.next = (((self.base16.val() & self.mk4.val())
@@ -328,14 +419,39 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
             << 1)
             | self.c_one16.val();
         self.expected.next = self.sv.val() + self.cv.val();
-        if self.b.first.val() {
+        if self.p_first.q.val() {
             self.hdr_off_eff.next = bit_cast::<16, 32>(self.hdr_at.val());
-            self.expected.next = bit_cast::<16, 8>(self.b.mkl.val()) << 2;
+            self.expected.next = bit_cast::<16, 8>(self.p_mkl.q.val()) << 2;
         }
 
         if self.b.ready.val() {
-            self.q_valid.d.next = self.b.valid.val();
+            self.p_valid.d.next = self.b.valid.val();
             if self.b.valid.val() {
+                self.p_words.d.next = self.b.words.val();
+                self.p_n.d.next = self.b.n.val();
+                self.p_first.d.next = self.b.first.val();
+                self.p_last.d.next = self.b.last.val();
+                self.p_mk.d.next = self.b.mk.val();
+                self.p_mkl.d.next = self.b.mkl.val();
+                self.p_base.d.next = self.b.base.val();
+                self.p_nt.d.next = self.b_nt.val();
+                self.p_msel.d.next = self.msel.val();
+            }
+        }
+        // The networks' results are taken in statements of their own, whose conditions read
+        // only registers and inputs: Verilator splits this block only into groups of statements
+        // that share no variable assigned here, and a network's result read in a group that
+        // also drives its input would be a combinational loop to it (UNOPTFLAT), though no real
+        // one exists (see `crate::mctp_rx::crc_regs`).
+        if (!self.p_valid.q.val() | !self.q_valid.q.val() | self.c_ready.val()) & self.b.valid.val() {
+            self.p_ld.d.next = self.data_net.y.val();
+        }
+        if (!self.q_valid.q.val() | self.c_ready.val()) & self.p_valid.q.val() {
+            self.q_calc.d.next = self.finish.y.val();
+        }
+        if self.adv.val() {
+            self.q_valid.d.next = self.p_valid.q.val();
+            if self.p_valid.q.val() {
                 self.q_raw.d.next = self.raw.val();
                 self.q_raw_keep.d.next = self.raw_keep.val();
                 self.q_lane_keep.d.next = self.lane_keep.val();
@@ -345,19 +461,18 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
                 self.q_mk_found.d.next = self.found.val();
                 self.q_mk_exp.d.next = self.expected.val();
                 self.q_mk_bad.d.next =
-                    self.b.mk.val() & ((self.found.val() & self.c_ptr_mask.val()) != self.expected.val());
-                self.q_len_bad.d.next = self.b.first.val()
+                    self.p_mk.q.val() & ((self.found.val() & self.c_ptr_mask.val()) != self.expected.val());
+                self.q_len_bad.d.next = self.p_first.q.val()
                     & ((self.len_in.val() == 0) | (self.len_in.val() > self.cfg_mulpdu.val()));
                 self.hdr_off.d.next = self.hdr_off_eff.val();
-                self.q_words.d.next = self.b.words.val();
-                self.q_first.d.next = self.b.first.val();
-                self.q_last.d.next = self.b.last.val();
-                self.q_mkl.d.next = self.b.mkl.val();
-                self.q_base.d.next = self.b.base.val();
+                self.q_words.d.next = self.p_words.q.val();
+                self.q_first.d.next = self.p_first.q.val();
+                self.q_last.d.next = self.p_last.q.val();
+                self.q_mkl.d.next = self.p_mkl.q.val();
+                self.q_base.d.next = self.p_base.q.val();
                 self.q_found.d.next = self.crc_word.val();
-                self.q_calc.d.next = self.step.fin.val();
-                self.crc_r.d.next = self.step.nxt.val();
-                if self.b.last.val() {
+                self.crc_r.d.next = self.nxt.val();
+                if self.p_last.q.val() {
                     self.crc_r.d.next = self.c_init.val();
                 }
             }
@@ -365,6 +480,7 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         if self.reset.val() {
             self.crc_r.d.next = self.c_init.val();
             self.q_valid.d.next = false;
+            self.p_valid.d.next = false;
         }
     }
 }

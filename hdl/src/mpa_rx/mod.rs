@@ -33,11 +33,16 @@
 //! Written once, in `#[hdl_gen]`, as six stages: the input skid buffer
 //! ([`crate::axis::AxisSkid`]: `s_tready` is a register output), [`aligner::Aligner`] (the
 //! octets packed, each FPDU's words cut into beats of their own), [`crc_check::CrcCheck`] (the
-//! CRC-32C step leaf), [`prep::Prep`] (the CRC comparison, length and Marker checks, Marker
+//! CRC-32C, its data and state halves a clock apart), [`prep::Prep`] (the CRC comparison, length and Marker checks, Marker
 //! removal, the beat's ULPDU octets counted: a clock ahead of their use), [`check::Check`]
 //! (ULPDU packing, verdict) and the output skid buffer (the consumer's `m_tready` reaches no
-//! further than its registers). The prep stage and the output skid buffer came with issue 26's
-//! pipelining: two clocks more latency, the same rate.
+//! further than its registers). The prep stage, the output skid buffer and the CRC stage's
+//! second clock came with issue 26's pipelining: three clocks more latency ([`LATENCY`]), the
+//! same rate.
+
+/// Clocks from the acceptance of a one-beat FPDU to its frame's `tlast` beat at `m`, with the
+/// verdict, when nothing stalls (`tests::latency_is_the_documented_one`).
+pub const LATENCY: u64 = 9;
 
 pub mod aligner;
 pub mod check;
@@ -343,7 +348,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
         self.status.expected.next = self.check.error_expected.val();
         self.status.idle.next = self.align.idle.val()
             & !self.mid.m.tvalid.val()
-            & !self.crcc.c_valid.val()
+            & self.crcc.c_idle.val()
             & !self.prep.p_valid.val()
             & self.check.idle.val();
         self.counters.fpdus.next = self.check.fpdus.val();

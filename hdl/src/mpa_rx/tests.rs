@@ -102,6 +102,31 @@ fn random_streams_and_bit_flips_match_the_software_deframer_w64() {
     random::<512, 64, 1024>(6, 8);
 }
 
+/// The latency the docs state ([`super::LATENCY`], docs/TOP.md): a one-beat FPDU's frame ends
+/// exactly that many clocks after its beat is accepted, at W = 8 and 64, with and without a
+/// leading Marker (12 octets: one beat at W = 64 only).
+#[test]
+fn latency_is_the_documented_one() {
+    fn run<const D: usize, const K: usize, const D2: usize>(markers: bool) {
+        let cfg = FramingConfig { markers, ..FramingConfig::default() };
+        // A 2-octet ULPDU: header, ULPDU and CRC are an 8-octet FPDU at offset 4; with
+        // Markers at offset 0, behind a leading Marker (12 octets).
+        let offset = if markers { 0 } else { 4 };
+        let ulpdu = vec![7, 9];
+        let stream = SoftwareOffload.mpa_frame(&cfg, offset, &[ulpdu.clone()]).unwrap();
+        let mut m = hdl_model::<D, K, D2>().unwrap();
+        let r = run_mpa_rx(&mut m, &cfg, offset, &[stream.clone()], &Traffic::full_rate()).unwrap();
+        assert_eq!(r.good(), vec![ulpdu], "W={K}");
+        let (in_at, last_in) = r.stream.accept_span[0].unwrap();
+        assert_eq!(in_at, last_in, "W={K}: one input beat");
+        let out = r.stream.output_last_cycles[0][0];
+        assert_eq!(out - last_in, super::LATENCY, "W={K} markers {markers}: last input beat at {last_in}, tlast at {out}");
+    }
+    run::<64, 8, 128>(false);
+    run::<512, 64, 1024>(false);
+    run::<512, 64, 1024>(true);
+}
+
 /// With input always valid and output always ready, 4 KiB FPDUs go in at ≥ 0.95·W octets per
 /// clock.
 #[test]

@@ -54,6 +54,8 @@ pub fn run_mpa_rx<M: ClockedModel + ?Sized>(
     segments: &[Vec<u8>],
     traffic: &Traffic,
 ) -> Result<MpaRxRun, BenchError> {
+    // The bench stops after `drain_cycles` quiet clocks: never before a verdict can be out.
+    let traffic = &Traffic { drain_cycles: traffic.drain_cycles.max(crate::mpa_rx::LATENCY + 2), ..traffic.clone() };
     let input = AxisPorts::bind(m, "s_", true)?;
     let output = AxisPorts::bind(m, "m_", false)?;
     super::mpa_tx::set_framing_config(m, config, offset)?;
