@@ -141,12 +141,19 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     found: Signal<Local, Bits<16>>,
     hdr_off_eff: Signal<Local, Bits<16>>,
     expected: Signal<Local, Bits<16>>,
-    /// `base + 4·mkl − hdr_off` (mod 2^16) as a carry-save sum, `sv + cv`: one carry chain.
+    /// `base + 4·mkl − f` (mod 2^16) as a carry-save sum, `sv + cv`: one carry chain.
     sv: Signal<Local, Bits<16>>,
     cv: Signal<Local, Bits<16>>,
     base16: Signal<Local, Bits<16>>,
     mk4: Signal<Local, Bits<16>>,
-    nhdr: Signal<Local, Bits<16>>,
+    nfm: Signal<Local, Bits<16>>,
+    mk_bad: Signal<Local, Bit>,
+    /// Stage 1's Marker fields: its FPDUPTR, `base + 4·mkl − f`, `base + 4·mkl` and, for a
+    /// first beat, `f ≠ 4·mkl`.
+    p_found: DFF<Bits<16>>,
+    p_d: DFF<Bits<16>>,
+    p_bm: DFF<Bits<16>>,
+    p_bad_first: DFF<Bit>,
     c_ptr_mask: Constant<Bits<16>>,
     c_marker_len: Constant<Bits<32>>,
     lead_mk: Signal<Local, Bit>,
@@ -239,7 +246,12 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             cv: Default::default(),
             base16: Default::default(),
             mk4: Default::default(),
-            nhdr: Default::default(),
+            nfm: Default::default(),
+            mk_bad: Default::default(),
+            p_found: Default::default(),
+            p_d: Default::default(),
+            p_bm: Default::default(),
+            p_bad_first: Default::default(),
             c_ptr_mask: Constant::new((FPDUPTR_MASK as u64).into()),
             c_marker_len: Constant::new((MARKER_LEN as u64).into()),
             c_mk_exp: Default::default(),
@@ -274,7 +286,7 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, p_words, p_n, p_first, p_last, p_mk, p_mkl, p_base, p_nt, p_valid, p_ld, p_msel, crc_r, q_words, q_first, q_last, q_mkl, q_base, q_found, q_calc, q_valid, q_raw,
+            self, clock, p_words, p_n, p_first, p_last, p_mk, p_mkl, p_base, p_nt, p_valid, p_ld, p_msel, p_found, p_d, p_bm, p_bad_first, crc_r, q_words, q_first, q_last, q_mkl, q_base, q_found, q_calc, q_valid, q_raw,
             q_raw_keep, q_lane_keep, q_len_in, q_hdr_at, q_mk_off, q_mk_found, q_mk_exp, q_mk_bad, q_len_bad, hdr_off
         );
         self.c_words.next = self.q_words.q.val();
@@ -323,6 +335,36 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
             }
         }
         self.data_net.x.next = self.win.val();
+        // The Marker's FPDUPTR (octets 2–3 of its word), picked by lane equality: an AND-OR of
+        // constant shifts, where a shift by `32·mkl + 16` was a shifter over the whole beat
+        // (issue 26: `mkl` → that shift → the verdict `q_mk_bad` limited the receiver at
+        // 111.3 MHz). Read only when the beat holds a Marker, whose lane is below `N`.
+        self.mk_ptr.next = 0.into();
+        self.mk_lane.next = 0.into();
+        for l in 0..(K / 4) {
+            if self.b.mkl.val() == self.c_lane[l].val() {
+                self.mk_lane.next = self.b.words.val() >> (l * 32).to_bits::<16>();
+                self.mk_ptr.next = self.mk_ptr.val() | bit_cast::<16, D>(self.mk_lane.val() >> 16);
+            }
+        }
+        self.found.next = (self.mk_ptr.val() << 8) | (self.mk_ptr.val() >> 8);
+        // The Marker's verdict, a clock ahead of stage 2, where the header offset it depends
+        // on is kept: its FPDUPTR `f` (low two bits masked) is due `mk_off − hdr_off`, so it
+        // is good when `base + 4·mkl − f == hdr_off` (mod 2^16); that left side, `base + 4·mkl
+        // + !f + 1`, is folded carry-save (an XOR and a majority per bit, the `+ 1` in the
+        // free low bit of the carries) into one carry chain here, and stage 2 compares two
+        // registers (stop 47: `mkl` → `base + 4·mkl − hdr_off` → compare → `q_mk_bad`, 15
+        // levels, limited the receiver at 130.0 MHz). On a first beat, the Marker is good when
+        // `f == 4·mkl`.
+        self.base16.next = bit_cast::<16, 32>(self.b.base.val());
+        self.mk4.next = bit_cast::<16, 8>(self.b.mkl.val()) << 2;
+        self.nfm.next = !(self.found.val() & self.c_ptr_mask.val());
+        self.sv.next = self.base16.val() ^ self.mk4.val() ^ self.nfm.val();
+        self.cv.next = (((self.base16.val() & self.mk4.val())
+            | (self.base16.val() & self.nfm.val())
+            | (self.mk4.val() & self.nfm.val()))
+            << 1)
+            | self.c_one16.val();
 
         // Stage 2: `A_{4m}·R ⊕ L(d)`.
         self.placed.next = 0.into();
@@ -383,19 +425,6 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         if self.lead_mk.val() {
             self.hdr_word.next = bit_cast::<16, D>(self.p_words.q.val() >> 32);
         }
-        // The Marker's FPDUPTR (octets 2–3 of its word), picked by lane equality: an AND-OR of
-        // constant shifts, where a shift by `32·mkl + 16` was a shifter over the whole beat
-        // (issue 26: `mkl` → that shift → the verdict `q_mk_bad` limited the receiver at
-        // 111.3 MHz). Read only when the beat holds a Marker, whose lane is below `N`.
-        self.mk_ptr.next = 0.into();
-        self.mk_lane.next = 0.into();
-        for l in 0..(K / 4) {
-            if self.p_mkl.q.val() == self.c_lane[l].val() {
-                self.mk_lane.next = self.p_words.q.val() >> (l * 32).to_bits::<16>();
-                self.mk_ptr.next = self.mk_ptr.val() | bit_cast::<16, D>(self.mk_lane.val() >> 16);
-            }
-        }
-        self.found.next = (self.mk_ptr.val() << 8) | (self.mk_ptr.val() >> 8);
         self.len_in.next = (self.hdr_word.val() << 8) | (self.hdr_word.val() >> 8);
         self.hdr_at.next = self.p_base.q.val();
         if self.lead_mk.val() {
@@ -403,25 +432,17 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         }
         self.mk_off.next = self.p_base.q.val() + (bit_cast::<32, 8>(self.p_mkl.q.val()) << 2);
         // The FPDUPTR due: on the first beat the Marker is `4·mkl` octets past the header (0
-        // when it leads), after it `mk_off − hdr_off` = `base + 4·mkl + !hdr_off + 1`, its
-        // three terms folded carry-save (an XOR and a majority per bit, the `+ 1` in the free
-        // low bit of the carries), so one carry chain stands in front of the compare instead of
-        // two in series (issue 26: `base + 4·mkl` → `− hdr_off` → compare → `q_mk_bad` limited
-        // the receiver at 115.0 MHz).
+        // when it leads), after it `mk_off − hdr_off` (mod 2^16). The verdict compares
+        // registers alone (`p_d`, `p_bad_first`; stage 1).
         self.hdr_off_eff.next = self.hdr_off.q.val();
-        self.base16.next = bit_cast::<16, 32>(self.p_base.q.val());
-        self.mk4.next = bit_cast::<16, 8>(self.p_mkl.q.val()) << 2;
-        self.nhdr.next = !self.hdr_off.q.val();
-        self.sv.next = self.base16.val() ^ self.mk4.val() ^ self.nhdr.val();
-        self.cv.next = (((self.base16.val() & self.mk4.val())
-            | (self.base16.val() & self.nhdr.val())
-            | (self.mk4.val() & self.nhdr.val()))
-            << 1)
-            | self.c_one16.val();
-        self.expected.next = self.sv.val() + self.cv.val();
+        self.expected.next = self.p_bm.q.val() - self.hdr_off.q.val();
         if self.p_first.q.val() {
             self.hdr_off_eff.next = bit_cast::<16, 32>(self.hdr_at.val());
             self.expected.next = bit_cast::<16, 8>(self.p_mkl.q.val()) << 2;
+        }
+        self.mk_bad.next = self.p_mk.q.val() & (self.p_d.q.val() != self.hdr_off.q.val());
+        if self.p_first.q.val() {
+            self.mk_bad.next = self.p_mk.q.val() & self.p_bad_first.q.val();
         }
 
         if self.b.ready.val() {
@@ -436,6 +457,10 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
                 self.p_base.d.next = self.b.base.val();
                 self.p_nt.d.next = self.b_nt.val();
                 self.p_msel.d.next = self.msel.val();
+                self.p_found.d.next = self.found.val();
+                self.p_d.d.next = self.sv.val() + self.cv.val();
+                self.p_bm.d.next = self.base16.val() + self.mk4.val();
+                self.p_bad_first.d.next = (self.found.val() & self.c_ptr_mask.val()) != self.mk4.val();
             }
         }
         // The networks' results are taken in statements of their own, whose conditions read
@@ -458,10 +483,9 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
                 self.q_len_in.d.next = self.len_in.val();
                 self.q_hdr_at.d.next = self.hdr_at.val();
                 self.q_mk_off.d.next = self.mk_off.val();
-                self.q_mk_found.d.next = self.found.val();
+                self.q_mk_found.d.next = self.p_found.q.val();
                 self.q_mk_exp.d.next = self.expected.val();
-                self.q_mk_bad.d.next =
-                    self.p_mk.q.val() & ((self.found.val() & self.c_ptr_mask.val()) != self.expected.val());
+                self.q_mk_bad.d.next = self.mk_bad.val();
                 self.q_len_bad.d.next = self.p_first.q.val()
                     & ((self.len_in.val() == 0) | (self.len_in.val() > self.cfg_mulpdu.val()));
                 self.hdr_off.d.next = self.hdr_off_eff.val();
