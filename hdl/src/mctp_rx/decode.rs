@@ -99,7 +99,8 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     c_edge: [Constant<Bits<K>>; K],
     c_lane5: [Constant<Bits<5>>; K],
     c_all_k: Constant<Bits<K>>,
-    /// `1 << b`, the header-octet shift of bit `b` of `a_r` (`a_r ≤ W`: log2 W + 1 bits).
+    /// `1 << b`, the header-octet shift of bit `b` of `a_r` (`a_r ≤ W ≤ 8`: four bits at every
+    /// width; at W = 1 and 4 the high ones are constant zeros).
     c_abit: [Constant<Bits<4>>; 4],
     c_ash: [Constant<Bits<8>>; 4],
     c_byte_mask: [Constant<Bits<D>>; K],
