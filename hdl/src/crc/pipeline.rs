@@ -36,9 +36,9 @@ impl CrcPipeline {
         let c = 8 * net.reg_bytes;
         let w = net.bytes;
         let unit = |i: usize| 1u64 << i;
-        let advance = (0..c).map(|i| zeros(&net, unit(i), w)).collect();
+        let advance = zero_feed(&net, w);
         let unshift = (0..w.trailing_zeros())
-            .map(|b| invert(&(0..c).map(|i| zeros(&net, unit(i), 1 << b)).collect::<Vec<_>>()))
+            .map(|b| invert(&zero_feed(&net, 1 << b)))
             .collect();
         let finish = (0..c).map(|i| net.finish(unit(i)) ^ net.finish(0)).collect();
         CrcPipeline { data: net.columns.clone(), advance, unshift, finish, net }
@@ -47,7 +47,7 @@ impl CrcPipeline {
     /// `A_n` as columns: the register advanced by `n` zero octets (`advance` is `A_W`). The
     /// MPA receiver's loop advances by a beat's covered words, `4·m` octets for `m ≤ N`.
     pub fn advance_by(&self, octets: usize) -> Vec<u64> {
-        (0..8 * self.net.reg_bytes).map(|i| zeros(&self.net, 1u64 << i, octets)).collect()
+        zero_feed(&self.net, octets)
     }
 
     /// Stages behind the loop: `log2(W)`.
@@ -83,6 +83,11 @@ impl CrcPipeline {
             (0..8).filter(|b| byte >> b & 1 != 0).fold(acc, |a, b| a ^ self.data[8 * p + b])
         })
     }
+}
+
+/// `A_n` as columns, one per register bit.
+fn zero_feed(net: &CrcNetwork, octets: usize) -> Vec<u64> {
+    (0..8 * net.reg_bytes).map(|i| zeros(net, 1u64 << i, octets)).collect()
 }
 
 /// `A_n·r`: `n` zero octets fed to register `r`, one octet at a time.
