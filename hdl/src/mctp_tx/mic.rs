@@ -9,12 +9,16 @@
 //! Its output is the payload stream of the message: full beats, the last one holding `cnt`
 //! octets in its low lanes (`tkeep` = that many low ones, the lanes above zero).
 //!
-//! Two register stages: the input stage (`a_*`) takes the beat, judges it, runs the CRC-32C
-//! step and registers the finished MIC (`fin_r`) with a message's last beat; the output stage
-//! (`o_*`) ORs that MIC into the last beat's free lanes and works out the first packet's
-//! layout from the registered `s_len` and configuration. So neither the CRC step nor the
-//! length arithmetic is in front of a byte shifter in one clock (issue 27: the CRC step of a
-//! partial beat followed by the MIC's placement shift was MCTP TX's longest path at W = 8).
+//! Two register stages: the input stage (`a_*`) takes the beat and judges it; the CRC-32C step
+//! runs on the input stage's registers as the beat moves on to the output stage (`o_*`), which
+//! registers the finished MIC (`fin_r`) with a message's last beat and works out the first
+//! packet's layout from the registered `s_len` and configuration. The MIC is OR-ed into the
+//! last beat's free lanes on the way out (`m_tdata`), and a MIC beat takes its octets from
+//! `fin_r` as it enters the output stage. So no CRC step starts from the input port's `tkeep`
+//! (issue 27: the input skid buffer's `tkeep` → the partial step → the MIC register was
+//! `OffloadTop` W = 8's longest path), and neither the step nor the length arithmetic is in
+//! front of a byte shifter in one clock (the step of a partial beat followed by the MIC's
+//! placement shift was MCTP TX's longest path at W = 8 before that).
 //! Latency two clocks; one beat per clock.
 
 use super::{MctpTxConfig, MessageFieldsSource};
@@ -55,12 +59,16 @@ pub struct MicStage<const D: usize, const K: usize> {
     pub msg: MessageFieldsSource,
     /// Messages refused (dropped whole).
     pub dropped: Signal<Out, Bits<32>>,
+    /// The CRC-32C step over the input stage's beat (`a_data`, `a_keep`) from `mic_r`, taken
+    /// as the beat moves to the output stage.
     step: CrcStep<D, K, 32>,
     phase: DFF<MicPhase>,
+    /// The MIC's CRC register: the message's octets up to the input stage's beat.
     mic_r: DFF<Bits<32>>,
     r_mic: DFF<Bit>,
-    /// The finished MIC of the last message, registered with its last beat: OR-ed into that
-    /// beat's free lanes by the output stage, and the source of the MIC beats after it.
+    /// The finished MIC of the last message, registered as its last beat enters the output
+    /// stage: OR-ed into that beat's free lanes on the way out, and the source of the MIC
+    /// beats after it.
     fin_r: DFF<Bits<32>>,
     /// The MIC octets already sent (`hold_off`) and still to send (`hold_cnt`) in MIC beats.
     hold_off: DFF<Bits<8>>,
@@ -71,6 +79,12 @@ pub struct MicStage<const D: usize, const K: usize> {
     a_data: DFF<Bits<D>>,
     a_k: DFF<Bits<8>>,
     a_ml: DFF<Bit>,
+    /// The beat's lane mask (for the CRC step) and whether it is the message's last.
+    a_keep: DFF<Bits<K>>,
+    a_end: DFF<Bit>,
+    /// A MIC beat: its octets are `fin_r`'s from octet `a_hoff` on.
+    a_mb: DFF<Bit>,
+    a_hoff: DFF<Bits<8>>,
     a_valid: DFF<Bit>,
     a_last: DFF<Bit>,
     a_first: DFF<Bit>,
@@ -89,6 +103,9 @@ pub struct MicStage<const D: usize, const K: usize> {
     o_keep: DFF<Bits<K>>,
     o_valid: DFF<Bit>,
     o_last: DFF<Bit>,
+    /// The output beat is a message's last with the MIC starting in it, at lane `o_moff`.
+    o_ml: DFF<Bit>,
+    o_moff: DFF<Bits<8>>,
     f_src: DFF<Bits<8>>,
     f_dst: DFF<Bits<8>>,
     f_tag: DFF<Bits<3>>,
@@ -121,6 +138,8 @@ pub struct MicStage<const D: usize, const K: usize> {
     /// The last beat's MIC does not all fit its free lanes: `k_in + 4 > W`.
     ovf: Signal<Local, Bit>,
     data_m: Signal<Local, Bits<D>>,
+    /// The output beat with the MIC in its free lanes.
+    out_m: Signal<Local, Bits<D>>,
     hold_k: Signal<Local, Bits<8>>,
     out_cnt: Signal<Local, Bits<8>>,
     out_data: Signal<Local, Bits<D>>,
@@ -179,6 +198,10 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             a_data: Default::default(),
             a_k: Default::default(),
             a_ml: Default::default(),
+            a_keep: Default::default(),
+            a_end: Default::default(),
+            a_mb: Default::default(),
+            a_hoff: Default::default(),
             a_valid: Default::default(),
             a_last: Default::default(),
             a_first: Default::default(),
@@ -196,6 +219,8 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             o_keep: Default::default(),
             o_valid: Default::default(),
             o_last: Default::default(),
+            o_ml: Default::default(),
+            o_moff: Default::default(),
             f_src: Default::default(),
             f_dst: Default::default(),
             f_tag: Default::default(),
@@ -225,6 +250,7 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             e_mic: Default::default(),
             ovf: Default::default(),
             data_m: Default::default(),
+            out_m: Default::default(),
             hold_k: Default::default(),
             out_cnt: Default::default(),
             out_data: Default::default(),
@@ -260,12 +286,19 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, phase, mic_r, r_mic, fin_r, hold_off, hold_cnt, a_data, a_k, a_ml, a_valid, a_last, a_first,
+            self, clock, phase, mic_r, r_mic, fin_r, hold_off, hold_cnt, a_data, a_k, a_ml, a_keep, a_end, a_mb, a_hoff, a_valid, a_last, a_first,
             a_src, a_dst, a_tag, a_to, a_seq, a_mtu, a_smbus, a_sa_src, a_sa_dst, a_len, o_data, o_keep, o_valid,
-            o_last, f_src, f_dst, f_tag, f_to, f_seq, f_mtu, f_smbus, f_sa_src, f_sa_dst, f_pkt0, f_eom0, f_after0, f_p0,
+            o_last, o_ml, o_moff, f_src, f_dst, f_tag, f_to, f_seq, f_mtu, f_smbus, f_sa_src, f_sa_dst, f_pkt0, f_eom0, f_after0, f_p0,
             f_pend0, f_pl0, f_npl0, f_neom0, n_dropped
         );
-        self.m.tdata.next = self.o_data.q.val();
+        // The MIC into the last beat's free lanes (the octets past `o_moff + 4` are zero: the
+        // MIC is 32 bits), from the two registers loaded with that beat.
+        self.out_m.next = self.o_data.q.val();
+        if self.o_ml.q.val() {
+            self.out_m.next = self.o_data.q.val()
+                | (bit_cast::<D, 32>(self.fin_r.q.val()) << (bit_cast::<16, 8>(self.o_moff.q.val()) << 3));
+        }
+        self.m.tdata.next = self.out_m.val();
         self.m.tkeep.next = self.o_keep.q.val();
         self.m.tvalid.next = self.o_valid.q.val();
         self.m.tlast.next = self.o_last.q.val();
@@ -319,15 +352,11 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         }
         self.ovf.next = self.c_ovf_always.val() | (self.k_in.val() > self.c_w_m4.val());
 
-        // The MIC runs over the message's octets (mic_r is the initial value between messages:
-        // the step's state comes straight from the register, no loop through this block).
+        // The MIC runs over the message's octets, one input-stage beat at a time (mic_r is the
+        // initial value between messages): all from registers.
         self.step.state.next = self.mic_r.q.val();
-        self.step.data.next = self.s.tdata.val();
-        // (From the ports, not keep_in: Verilator then orders this apart from the rest.)
-        self.step.keep.next = self.c_ones_k.val();
-        if self.s.tlast.val() {
-            self.step.keep.next = self.s.tkeep.val();
-        }
+        self.step.data.next = self.a_data.q.val();
+        self.step.keep.next = self.a_keep.q.val();
 
         // The beat's octets, the lanes past its end zero.
         self.data_m.next = self.s.tdata.val();
@@ -342,16 +371,16 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
             self.hold_k.next = self.c_w.val();
         }
 
-        // ---- The output stage: the MIC into the last beat's free lanes (the octets past
-        // `a_k + 4` are zero: the MIC is 32 bits), the first packet's layout.
+        // ---- The output stage: a MIC beat's octets (hold_off ≤ 3: W − k of the last beat,
+        // then W more per beat at W < 4; `fin_r` was loaded when the last beat came this way),
+        // the beat's octets with the MIC, the first packet's layout.
         self.out_data.next = self.a_data.q.val();
+        if self.a_mb.q.val() {
+            self.out_data.next =
+                bit_cast::<D, 32>(self.fin_r.q.val() >> (bit_cast::<16, 8>(self.a_hoff.q.val()) << 3));
+        }
         self.out_cnt.next = self.a_k.q.val();
         if self.a_ml.q.val() {
-            if self.a_k.q.val() < self.c_w.val() {
-                self.out_data.next = self.a_data.q.val()
-                    | (bit_cast::<D, 32>(self.fin_r.q.val())
-                        << (bit_cast::<16, 8>(self.a_k.q.val() & self.c_lane_mask.val()) << 3));
-            }
             self.out_cnt.next = self.c_w.val();
             if !self.c_ovf_always.val() & (self.a_k.q.val() <= self.c_w_m4.val()) {
                 self.out_cnt.next = self.a_k.q.val() + self.c_mic_len.val();
@@ -400,6 +429,19 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
             self.o_keep.d.next = self.keep_out.val();
             self.o_valid.d.next = true;
             self.o_last.d.next = self.a_last.q.val();
+            self.o_ml.d.next = self.a_ml.q.val() & (self.a_k.q.val() < self.c_w.val());
+            self.o_moff.d.next = self.a_k.q.val() & self.c_lane_mask.val();
+            // The CRC step over the beat (none for a MIC beat); the register starts again after
+            // the message's last beat.
+            if !self.a_mb.q.val() {
+                self.mic_r.d.next = self.step.nxt.val();
+                if self.a_end.q.val() {
+                    self.mic_r.d.next = self.c_init.val();
+                }
+            }
+            if self.a_ml.q.val() {
+                self.fin_r.d.next = self.step.fin.val();
+            }
             if self.a_first.q.val() {
                 self.f_src.d.next = self.a_src.q.val();
                 self.f_dst.d.next = self.a_dst.q.val();
@@ -445,10 +487,10 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
             }
             MicPhase::Mic => {
                 if self.a_free.val() {
-                    // The MIC octets from hold_off on (hold_off ≤ 3: W − k of the last beat,
-                    // then W more per beat at W < 4).
-                    self.a_data.d.next =
-                        bit_cast::<D, 32>(self.fin_r.q.val() >> (bit_cast::<16, 8>(self.hold_off.q.val()) << 3));
+                    // The MIC octets from hold_off on, filled in as the beat moves on.
+                    self.a_mb.d.next = true;
+                    self.a_hoff.d.next = self.hold_off.q.val();
+                    self.a_end.d.next = false;
                     self.a_k.d.next = self.hold_k.val();
                     self.a_ml.d.next = false;
                     self.a_valid.d.next = true;
@@ -463,16 +505,18 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
             }
             _ => {
                 // The beat's registers are written whenever the input stage's register is free
-                // (its beat, if any, moves on in this clock): only `a_valid`, the CRC state and
-                // the phase wait on `take`, which waits on the refusal check, so the wide
-                // enables do not. What a beat that is not taken leaves there is never read.
+                // (its beat, if any, moves on in this clock): only `a_valid` and the phase wait
+                // on `take`, which waits on the refusal check, so the wide enables do not. What
+                // a beat that is not taken leaves there is never read.
                 if self.a_free.val() {
                     self.a_data.d.next = self.data_m.val();
                     self.a_k.d.next = self.k_in.val();
                     self.a_ml.d.next = self.s.tlast.val() & self.e_mic.val();
+                    self.a_keep.d.next = self.keep_in.val();
+                    self.a_end.d.next = self.s.tlast.val();
+                    self.a_mb.d.next = false;
                     self.a_last.d.next = self.s.tlast.val() & !(self.e_mic.val() & self.ovf.val());
                     self.a_first.d.next = self.first.val();
-                    self.fin_r.d.next = self.step.fin.val();
                     // The MIC octets past a last beat: W − k of them went into it.
                     self.hold_off.d.next = self.c_w.val() - self.k_in.val();
                     self.hold_cnt.d.next = self.k_in.val() + self.c_mic_len.val() - self.c_w.val();
@@ -500,10 +544,8 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                     }
                 } else if self.take.val() {
                     self.a_valid.d.next = true;
-                    self.mic_r.d.next = self.step.nxt.val();
                     self.phase.d.next = MicPhase::Body;
                     if self.s.tlast.val() {
-                        self.mic_r.d.next = self.c_init.val();
                         self.phase.d.next = MicPhase::Idle;
                         if self.e_mic.val() & self.ovf.val() {
                             self.phase.d.next = MicPhase::Mic;
@@ -524,6 +566,7 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
             self.o_keep.d.next = 0.into();
             self.o_valid.d.next = false;
             self.o_last.d.next = false;
+            self.o_ml.d.next = false;
             self.n_dropped.d.next = 0.into();
         }
     }

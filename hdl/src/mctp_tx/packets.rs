@@ -100,6 +100,10 @@ pub struct PacketStage<const D: usize, const K: usize> {
     /// `p0`/`pend0` for a message's first beat): the beat's layout then starts from registers.
     p_r: DFF<Bits<8>>,
     pend_r: DFF<Bit>,
+    /// The next beat's header and payload octets together, `nh + p`: set with `p_r` from the
+    /// sums beside the split, so the beat's payload lanes are a compare of one register (the
+    /// sum `nh_r + p_r` in front of them was W = 8's longest path).
+    np_r: DFF<Bits<8>>,
     /// The rest of the next beat's layout, set with the beat before like `p_r`: whether its
     /// PEC lane follows its payload (`pec_r`) and the packet's octets after it (`pl_r`); and,
     /// for the beat after it if the packet goes on, its header octets (`nhn_r`), its payload
@@ -199,9 +203,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     /// Lane `nh + p` (where a PEC goes).
     pec_at: Signal<Local, Bits<K>>,
     nh_0: Signal<Local, Bits<8>>,
-    np_0: Signal<Local, Bits<8>>,
-    np_b: Signal<Local, Bits<8>>,
-    used_b: Signal<Local, Bits<8>>,
     m_h_b: Signal<Local, Bits<K>>,
     m_p_b: Signal<Local, Bits<K>>,
     m_u_b: Signal<Local, Bits<K>>,
@@ -221,6 +222,7 @@ pub struct PacketStage<const D: usize, const K: usize> {
     nh_n: Signal<Local, Bits<8>>,
     p_n: Signal<Local, Bits<8>>,
     pend_n: Signal<Local, Bit>,
+    np_n: Signal<Local, Bits<8>>,
     new_pkt: Signal<Local, Bit>,
     /// The next beat's PEC lane and packet octets after it, and the beat after it's header
     /// octets, room and header octets after (if the packet goes on).
@@ -241,6 +243,11 @@ pub struct PacketStage<const D: usize, const K: usize> {
     c_hpos_mask: Constant<Bits<8>>,
     c_nh0: Constant<Bits<8>>,
     c_nh0_smbus: Constant<Bits<8>>,
+    /// Lane `i`'s place after a message's first beat's header octets, `i − nh0` (0 in the
+    /// header), without and with SMBus: lane `i` is a header or payload lane when it is in the
+    /// header or `p0` exceeds this, so no sum `nh0 + p0` is in front of the lane mask.
+    c_rel0: [Constant<Bits<8>>; K],
+    c_rel0_smbus: [Constant<Bits<8>>; K],
     c_room0: Constant<Bits<8>>,
     c_room0_smbus: Constant<Bits<8>>,
     /// A packet's second and third beats (index 1, 2): header octets, payload room, header
@@ -305,6 +312,7 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             nh_r: Default::default(),
             p_r: Default::default(),
             pend_r: Default::default(),
+            np_r: Default::default(),
             pec_r: Default::default(),
             pl_r: Default::default(),
             nhn_r: Default::default(),
@@ -328,9 +336,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             o_pec_keep: Default::default(),
             pec_at: Default::default(),
             nh_0: Default::default(),
-            np_0: Default::default(),
-            np_b: Default::default(),
-            used_b: Default::default(),
             m_h_b: Default::default(),
             m_p_b: Default::default(),
             m_u_b: Default::default(),
@@ -422,6 +427,7 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             nh_n: Default::default(),
             p_n: Default::default(),
             pend_n: Default::default(),
+            np_n: Default::default(),
             new_pkt: Default::default(),
             c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
@@ -432,6 +438,8 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             c_hpos_mask: Constant::new((0x0F & !(K as u64 - 1)).into()),
             c_nh0: Constant::new((hb.nh[0] as u64).into()),
             c_nh0_smbus: Constant::new((hs.nh[0] as u64).into()),
+            c_rel0: std::array::from_fn(|i| Constant::new((i.saturating_sub(hb.nh[0]) as u64).into())),
+            c_rel0_smbus: std::array::from_fn(|i| Constant::new((i.saturating_sub(hs.nh[0]) as u64).into())),
             c_room0: super::first_beat_room(K, false),
             c_room0_smbus: super::first_beat_room(K, true),
             // SMBus byte count: source octet + MCTP header + payload (DSP0237).
@@ -451,7 +459,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
-            after, npl, npl_due, neom, pkt_left, hpos, nh_r, p_r, pend_r, pec_r, pl_r, nhn_r, rmn_r, restn_r, held, rd, bend, avail_r, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
+            after, npl, npl_due, neom, pkt_left, hpos, nh_r, p_r, pend_r, np_r, pec_r, pl_r, nhn_r, rmn_r, restn_r, held, rd, bend, avail_r, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
             o_pec_at, o_pec_keep, n_packets, n_messages, n_len_errors, len_err_p, len_flag, len_rd, len_bend
         );
         self.m.tdata.next = self.o_data.q.val();
@@ -537,12 +545,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         if self.msg.smbus.val() {
             self.nh_0.next = self.c_nh0_smbus.val();
         }
-        self.np_0.next = self.nh_0.val() + self.msg.p0.val();
-        self.np_b.next = self.nh_r.q.val() + self.p_r.q.val();
-        self.used_b.next = self.np_b.val();
-        if self.pec_r.q.val() {
-            self.used_b.next = self.np_b.val() + 1;
-        }
         self.m_h_b.next = 0.into();
         self.m_p_b.next = 0.into();
         self.m_u_b.next = 0.into();
@@ -553,21 +555,29 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             if self.c_lane[i].val() < self.nh_r.q.val() {
                 self.m_h_b.next = self.m_h_b.val() | self.c_bit[i].val();
             }
-            if self.c_lane[i].val() < self.np_b.val() {
+            if self.c_lane[i].val() < self.np_r.q.val() {
                 self.m_p_b.next = self.m_p_b.val() | self.c_bit[i].val();
             }
-            if self.c_lane[i].val() < self.used_b.val() {
-                self.m_u_b.next = self.m_u_b.val() | self.c_bit[i].val();
-            }
-            if self.c_lane[i].val() == self.np_b.val() {
+            if self.c_lane[i].val() == self.np_r.q.val() {
                 self.pec_at.next = self.pec_at.val() | self.c_bit[i].val();
             }
             if self.c_lane[i].val() < self.nh_0.val() {
                 self.m_h_0.next = self.m_h_0.val() | self.c_bit[i].val();
             }
-            if self.c_lane[i].val() < self.np_0.val() {
+            // Lane i < nh0 + p0: in the header, or i − nh0 < p0.
+            if self.msg.smbus.val() {
+                if self.msg.p0.val() > self.c_rel0_smbus[i].val() {
+                    self.m_p_0.next = self.m_p_0.val() | self.c_bit[i].val();
+                }
+            } else if self.msg.p0.val() > self.c_rel0[i].val() {
                 self.m_p_0.next = self.m_p_0.val() | self.c_bit[i].val();
             }
+        }
+        self.m_p_0.next = self.m_p_0.val() | self.m_h_0.val();
+        // All used lanes: the payload's, and the PEC lane (lane `nh + p`) when it follows.
+        self.m_u_b.next = self.m_p_b.val();
+        if self.pec_r.q.val() {
+            self.m_u_b.next = self.m_p_b.val() | self.pec_at.val();
         }
         // (A first beat has no PEC lane, and a PEC lane is only marked outside the idle state.)
         self.m_h.next = self.m_h_b.val();
@@ -605,8 +615,11 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // Payload octets: held from rd, then the new beat.
         // rd runs to W (held used up): the shift then clears it.
         self.buf_part.next = self.held.q.val() >> (bit_cast::<16, 8>(self.rd.q.val()) << 3);
+        // The new beat behind held's octets whenever one may come (not `take`, so the handshake
+        // is not in front of the lanes): a beat that does not take one uses no lane past
+        // `avail` (`p ≤ avail`), or pads them with zeros once the input is done.
         self.in_part.next = 0.into();
-        if self.take.val() {
+        if !self.e_in_done.val() {
             self.in_part.next =
                 self.s.tdata.val() << (bit_cast::<16, 8>(self.avail.val() & self.c_lane_mask.val()) << 3);
         }
@@ -743,6 +756,21 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.pl_n.next = self.msg.pl0.val();
             self.pl_nn.next = self.sp_ci.after.val();
         }
+        // nh + p of the next beat, `nh + min(pl, rm) = min(nh + pl, W)` in every candidate
+        // (each candidate's room is `W − nh`): the sum worked out beside the split, not after it.
+        self.np_n.next = self.c_w.val();
+        if self.sp_cb.pend.val() {
+            self.np_n.next = self.nhn_r.q.val() + self.pl_r.q.val();
+        }
+        if self.idle.val() {
+            self.np_n.next = self.c_w.val();
+            if self.sp_ci.pend.val() {
+                self.np_n.next = self.c_nh1.val() + self.msg.pl0.val();
+                if self.msg.smbus.val() {
+                    self.np_n.next = self.c_nh1_smbus.val() + self.msg.pl0.val();
+                }
+            }
+        }
         self.new_pkt.next = self.frame_end.val() & !self.e_eom.val();
         if self.new_pkt.val() {
             // A new packet: its first beat is next.
@@ -761,6 +789,13 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.pec_n.next = self.sp_nb.pec.val();
             self.pl_n.next = self.npl.q.val();
             self.pl_nn.next = self.sp_nb.after.val();
+            self.np_n.next = self.c_w.val();
+            if self.sp_nb.pend.val() {
+                self.np_n.next = self.c_nh0.val() + self.npl.q.val();
+                if self.e_smbus.val() {
+                    self.np_n.next = self.c_nh0_smbus.val() + self.npl.q.val();
+                }
+            }
         }
         // The message's octets after the next packet (after a message's first beat and after
         // a later one side by side, the idle state selecting).
@@ -809,6 +844,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.nh_r.d.next = self.nh_n.val();
             self.p_r.d.next = self.p_n.val();
             self.pend_r.d.next = self.pend_n.val();
+            self.np_r.d.next = self.np_n.val();
             self.pec_r.d.next = self.pec_n.val();
             self.pl_r.d.next = self.pl_nn.val();
             self.nhn_r.d.next = self.nhn_n.val();
@@ -874,6 +910,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.nh_r.d.next = 0.into();
             self.p_r.d.next = 0.into();
             self.pend_r.d.next = false;
+            self.np_r.d.next = 0.into();
             self.pec_r.d.next = false;
             self.pl_r.d.next = 0.into();
             self.nhn_r.d.next = 0.into();
