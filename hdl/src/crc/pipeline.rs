@@ -50,6 +50,13 @@ impl CrcPipeline {
         zero_feed(&self.net, octets)
     }
 
+    /// `U_n = A_n⁻¹` as columns: the register moved back by `n` zero octets. The MCTP
+    /// packetizer's PEC stage finishes a beat masked after its `k` covered octets with
+    /// `U_{W−k}`, one matrix per PEC lane.
+    pub fn unshift_by(&self, octets: usize) -> Vec<u64> {
+        invert(&zero_feed(&self.net, octets))
+    }
+
     /// Stages behind the loop: `log2(W)`.
     pub fn stages(&self) -> usize {
         self.unshift.len()
@@ -153,6 +160,29 @@ mod tests {
             }
         }
         assert_eq!(p.stages(), 6);
+    }
+
+    /// `U_n` for every `n` up to a beat, not only powers of two (the PEC stage's per-lane
+    /// matrices): the CRC of a beat's first `k` octets is `U_{W−k}` of the beat with the rest
+    /// zeroed, fed from the same register.
+    #[test]
+    fn unshift_by_finishes_a_masked_beat_every_k() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        for kind in [CrcKind::Crc8Smbus, CrcKind::Crc32c] {
+            for w in [1usize, 2, 4, 8] {
+                let net = CrcNetwork::new(kind.params(), w);
+                let p = CrcPipeline::new(net.clone());
+                for k in 0..=w {
+                    let r = rng.gen::<u64>() & crate::bits::low_ones(8 * net.reg_bytes);
+                    let beat: Vec<u8> = (0..w).map(|_| rng.gen()).collect();
+                    let mut masked = beat.clone();
+                    masked[k..].fill(0);
+                    let x = net.step(r, &masked, (1u64 << w) - 1);
+                    let keep = if k == 0 { 0 } else { (1u64 << k) - 1 };
+                    assert_eq!(apply(&p.unshift_by(w - k), x), net.step(r, &beat, keep), "{kind:?} W={w} k={k}");
+                }
+            }
+        }
     }
     /// The MPA receiver's step ([`crate::mpa_rx::crc_check`]): a beat covering `m` word
     /// lanes is `A_{4m}·R ⊕ L(w)`, `w` the covered words right-aligned behind `N − m` zero

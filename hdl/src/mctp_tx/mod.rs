@@ -189,10 +189,10 @@ impl HeaderBeats {
 
 /// Clocks from a message's first beat accepted to its first packet's first beat on `m`: the
 /// input skid buffer, stage A's input and output registers, the skid buffer, the packet
-/// stage's output register and the PEC stage's (three before issue 27, four with its skid
+/// stage's output register and the PEC stage's two (three before issue 27, four with its skid
 /// buffer, five since stage A's MIC placement has a clock of its own, six with the input skid
-/// buffer).
-pub const LATENCY: u64 = 6;
+/// buffer, seven since the PEC is finished a clock after its CRC step).
+pub const LATENCY: u64 = 7;
 
 /// The bits of [`MessageFields`], packed on the side channel between stage A and stage B.
 const MSG_BITS: usize = 97;

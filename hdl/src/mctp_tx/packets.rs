@@ -239,6 +239,8 @@ pub struct PacketStage<const D: usize, const K: usize> {
     c_byte_d: Constant<Bits<D>>,
     c_w: Constant<Bits<8>>,
     c_lane_mask: Constant<Bits<8>>,
+    /// The bits that hold a count of at most W octets: `2W − 1`.
+    c_cnt_mask: Constant<Bits<8>>,
     c_nh_mask: Constant<Bits<8>>,
     c_hpos_mask: Constant<Bits<8>>,
     c_nh0: Constant<Bits<8>>,
@@ -434,6 +436,7 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             c_byte_d: Constant::new(0xFFu64.into()),
             c_w: Constant::new((K as u64).into()),
             c_lane_mask: Constant::new(((K - 1) as u64).into()),
+            c_cnt_mask: Constant::new(((2 * K - 1) as u64).into()),
             c_nh_mask: Constant::new((((PREFIX_LEN + HEADER_LEN) % K | HEADER_LEN % K) as u64).into()),
             c_hpos_mask: Constant::new((0x0F & !(K as u64 - 1)).into()),
             c_nh0: Constant::new((hb.nh[0] as u64).into()),
@@ -595,9 +598,13 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
 
         // A payload beat is needed when held runs short; the beat goes out when it has one.
         // (For a message's first beat and a later one side by side, the idle state selecting.)
-        self.need_in.next = (self.p_r.q.val() > self.avail.val()) & !self.in_done.q.val();
+        // p and avail are at most W, so their low ⌊log2 W⌋ + 1 bits decide (the compare is in
+        // front of `take` and so of the skid buffer's enables).
+        self.need_in.next = ((self.p_r.q.val() & self.c_cnt_mask.val()) > (self.avail.val() & self.c_cnt_mask.val()))
+            & !self.in_done.q.val();
         if self.idle.val() {
-            self.need_in.next = self.msg.p0.val() > self.avail.val();
+            self.need_in.next =
+                (self.msg.p0.val() & self.c_cnt_mask.val()) > (self.avail.val() & self.c_cnt_mask.val());
         }
         self.active.next = (self.phase.q.val() == PacketPhase::Body) | (self.idle.val() & self.s.tvalid.val());
         self.emit.next = self.adv.val() & self.active.val() & (!self.need_in.val() | self.s.tvalid.val());
