@@ -9,21 +9,26 @@
 //! Its output is the payload stream of the message: full beats, the last one holding `cnt`
 //! octets in its low lanes (`tkeep` = that many low ones, the lanes above zero).
 //!
-//! Two register stages: the input stage (`a_*`) takes the beat and judges it; the CRC-32C step
-//! runs on the input stage's registers as the beat moves on to the output stage (`o_*`), which
-//! registers the finished MIC (`fin_r`) with a message's last beat and works out the first
-//! packet's layout from the registered `s_len` and configuration. The MIC is OR-ed into the
-//! last beat's free lanes on the way out (`m_tdata`), and a MIC beat takes its octets from
-//! `fin_r` as it enters the output stage. So no CRC step starts from the input port's `tkeep`
-//! (issue 27: the input skid buffer's `tkeep` → the partial step → the MIC register was
-//! `OffloadTop` W = 8's longest path), and neither the step nor the length arithmetic is in
-//! front of a byte shifter in one clock (the step of a partial beat followed by the MIC's
-//! placement shift was MCTP TX's longest path at W = 8 before that).
-//! Latency two clocks; one beat per clock.
+//! Two register stages, the input stage (`a_*`) and the output stage (`o_*`):
+//! - The input stage takes the beat, judges it and runs the CRC-32C loop over whole beats
+//!   (`mic_r ← A_W·mic_r ⊕ L(d)`, [`crate::crc::pipeline`]): a last beat's octets past its `k`
+//!   are zeroed, which leaves `X = A_{W−k}·T` (`a_x`), the true register `T` followed by
+//!   `W − k` zero octets. No shifter is in the step.
+//! - As the last beat moves to the output stage, the MIC is finished from `a_x`:
+//!   `finish(U_{W−k}·X)`, one 32 × 32 matrix per `k` (`U_n = A_n⁻¹`), selected by `k` one-hot
+//!   (`a_koh`), and registered (`fin_r`). The output stage also works out the first packet's
+//!   layout from the registered `s_len` and configuration.
+//! - The MIC is OR-ed into the last beat's free lanes on the way out (`m_tdata`), and a MIC
+//!   beat takes its octets from `fin_r` as it enters the output stage.
+//!
+//! So no clock has a partial CRC step, and none has the step or the length arithmetic in front
+//! of a byte shifter (issue 27: the input skid buffer's `tkeep` → the partial step → the MIC
+//! register was `OffloadTop` W = 8's longest path, and the partial step was MCTP TX W = 8's
+//! once the PEC was split). Latency two clocks; one beat per clock.
 
 use super::{MctpTxConfig, MessageFieldsSource};
 use crate::axis::{AxisSink, AxisSource};
-use crate::crc::CrcStep;
+use crate::crc::{CrcNetwork, CrcPipeline, GfMatrix};
 use offload_driver::crc::CrcKind;
 use offload_driver::nvme_mi::MIC_LEN;
 use rust_hdl::prelude::*;
@@ -59,11 +64,15 @@ pub struct MicStage<const D: usize, const K: usize> {
     pub msg: MessageFieldsSource,
     /// Messages refused (dropped whole).
     pub dropped: Signal<Out, Bits<32>>,
-    /// The CRC-32C step over the input stage's beat (`a_data`, `a_keep`) from `mic_r`, taken
-    /// as the beat moves to the output stage.
-    step: CrcStep<D, K, 32>,
+    /// The loop over one whole beat: `A_W·R` and `L(d)`.
+    state_net: GfMatrix<32, 32>,
+    data_net: GfMatrix<D, 32>,
+    /// `finish(U_{W−k}·X)` for `k` = 1..=W (index `k − 1`) and for `k` = 0 (a last beat with no
+    /// octet).
+    fin_net: [GfMatrix<32, 32>; K],
+    fin_net0: GfMatrix<32, 32>,
     phase: DFF<MicPhase>,
-    /// The MIC's CRC register: the message's octets up to the input stage's beat.
+    /// The MIC's CRC register: the message's octets before the input port's beat.
     mic_r: DFF<Bits<32>>,
     r_mic: DFF<Bit>,
     /// The finished MIC of the last message, registered as its last beat enters the output
@@ -79,9 +88,11 @@ pub struct MicStage<const D: usize, const K: usize> {
     a_data: DFF<Bits<D>>,
     a_k: DFF<Bits<8>>,
     a_ml: DFF<Bit>,
-    /// The beat's lane mask (for the CRC step) and whether it is the message's last.
-    a_keep: DFF<Bits<K>>,
-    a_end: DFF<Bit>,
+    /// The loop's result with the beat (`X`, read for a last beat), and the beat's octets
+    /// one-hot (`k` at bit `k − 1`; `a_k0` for none).
+    a_x: DFF<Bits<32>>,
+    a_koh: DFF<Bits<8>>,
+    a_k0: DFF<Bit>,
     /// A MIC beat: its octets are `fin_r`'s from octet `a_hoff` on.
     a_mb: DFF<Bit>,
     a_hoff: DFF<Bits<8>>,
@@ -138,6 +149,10 @@ pub struct MicStage<const D: usize, const K: usize> {
     /// The last beat's MIC does not all fit its free lanes: `k_in + 4 > W`.
     ovf: Signal<Local, Bit>,
     data_m: Signal<Local, Bits<D>>,
+    nxt: Signal<Local, Bits<32>>,
+    crc_d: Signal<Local, Bits<D>>,
+    keep8: Signal<Local, Bits<8>>,
+    fin: Signal<Local, Bits<32>>,
     /// The output beat with the MIC in its free lanes.
     out_m: Signal<Local, Bits<D>>,
     hold_k: Signal<Local, Bits<8>>,
@@ -170,13 +185,19 @@ pub struct MicStage<const D: usize, const K: usize> {
     c_mic_len: Constant<Bits<8>>,
     c_mic_len17: Constant<Bits<17>>,
     c_init: Constant<Bits<32>>,
+    c_one8: Constant<Bits<8>>,
 }
 
 impl<const D: usize, const K: usize> Default for MicStage<D, K> {
     fn default() -> Self {
         assert!(D == 8 * K && matches!(K, 1 | 2 | 4 | 8), "MicStage<8K, K> with K in 1, 2, 4, 8");
         assert_eq!(MIC_LEN, 4);
-        let step = CrcStep::<D, K, 32>::new(CrcKind::Crc32c);
+        let pipe = CrcPipeline::new(CrcNetwork::new(CrcKind::Crc32c.params(), K));
+        // finish(U_n·X): the finishing permutation of U_n's columns, xorout the constant.
+        let fin_u = |n: usize| {
+            let u = pipe.unshift_by(n);
+            GfMatrix::new(u.iter().map(|&c| crate::crc::matrix::apply(&pipe.finish, c)).collect(), pipe.net.finish(0))
+        };
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -187,8 +208,11 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             m: Default::default(),
             msg: Default::default(),
             dropped: Default::default(),
-            c_init: Constant::new(step.init()),
-            step,
+            c_init: Constant::new(pipe.net.init_r.into()),
+            state_net: GfMatrix::new(pipe.advance.clone(), 0),
+            data_net: GfMatrix::new(pipe.data.clone(), 0),
+            fin_net: std::array::from_fn(|i| fin_u(K - (i + 1))),
+            fin_net0: fin_u(K),
             phase: Default::default(),
             mic_r: Default::default(),
             r_mic: Default::default(),
@@ -198,8 +222,9 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             a_data: Default::default(),
             a_k: Default::default(),
             a_ml: Default::default(),
-            a_keep: Default::default(),
-            a_end: Default::default(),
+            a_x: Default::default(),
+            a_koh: Default::default(),
+            a_k0: Default::default(),
             a_mb: Default::default(),
             a_hoff: Default::default(),
             a_valid: Default::default(),
@@ -250,6 +275,11 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             e_mic: Default::default(),
             ovf: Default::default(),
             data_m: Default::default(),
+            nxt: Default::default(),
+            crc_d: Default::default(),
+            keep8: Default::default(),
+            fin: Default::default(),
+            c_one8: Constant::new(1u64.into()),
             out_m: Default::default(),
             hold_k: Default::default(),
             out_cnt: Default::default(),
@@ -286,7 +316,7 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, phase, mic_r, r_mic, fin_r, hold_off, hold_cnt, a_data, a_k, a_ml, a_keep, a_end, a_mb, a_hoff, a_valid, a_last, a_first,
+            self, clock, phase, mic_r, r_mic, fin_r, hold_off, hold_cnt, a_data, a_k, a_ml, a_x, a_koh, a_k0, a_mb, a_hoff, a_valid, a_last, a_first,
             a_src, a_dst, a_tag, a_to, a_seq, a_mtu, a_smbus, a_sa_src, a_sa_dst, a_len, o_data, o_keep, o_valid,
             o_last, o_ml, o_moff, f_src, f_dst, f_tag, f_to, f_seq, f_mtu, f_smbus, f_sa_src, f_sa_dst, f_pkt0, f_eom0, f_after0, f_p0,
             f_pend0, f_pl0, f_npl0, f_neom0, n_dropped
@@ -352,12 +382,6 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         }
         self.ovf.next = self.c_ovf_always.val() | (self.k_in.val() > self.c_w_m4.val());
 
-        // The MIC runs over the message's octets, one input-stage beat at a time (mic_r is the
-        // initial value between messages): all from registers.
-        self.step.state.next = self.mic_r.q.val();
-        self.step.data.next = self.a_data.q.val();
-        self.step.keep.next = self.a_keep.q.val();
-
         // The beat's octets, the lanes past its end zero.
         self.data_m.next = self.s.tdata.val();
         for i in 0..K {
@@ -365,6 +389,25 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                 self.data_m.next = self.data_m.val() & !(self.c_byte_d.val() << (i * 8).to_bits::<16>());
             }
         }
+        // The MIC runs over the message's octets (mic_r is the initial value between messages),
+        // whole beats with the lanes past the last beat's octets zeroed.
+        // (The network's input from the ports alone, in a Local nothing else reads, not from
+        // `data_m`: Verilator splits this block only into groups of statements that share no
+        // variable assigned here, and one group both driving the network's input and reading
+        // its result would be a combinational loop to it (UNOPTFLAT), though no real one
+        // exists.)
+        self.crc_d.next = self.s.tdata.val();
+        for i in 0..K {
+            if self.s.tlast.val() & ((self.s.tkeep.val() & self.c_bit[i].val()) == 0) {
+                self.crc_d.next = self.crc_d.val() & !(self.c_byte_d.val() << (i * 8).to_bits::<16>());
+            }
+        }
+        self.state_net.x.next = self.mic_r.q.val();
+        self.data_net.x.next = self.crc_d.val();
+        self.nxt.next = self.state_net.y.val() ^ self.data_net.y.val();
+        // The beat's octets one-hot: the highest kept lane (tkeep's low lanes are contiguous).
+        self.keep8.next = bit_cast::<8, K>(self.keep_in.val());
+
         // A MIC beat's octets: min(hold_cnt, W).
         self.hold_k.next = self.hold_cnt.q.val();
         if self.hold_cnt.q.val() > self.c_w.val() {
@@ -378,6 +421,20 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         if self.a_mb.q.val() {
             self.out_data.next =
                 bit_cast::<D, 32>(self.fin_r.q.val() >> (bit_cast::<16, 8>(self.a_hoff.q.val()) << 3));
+        }
+        // The finished MIC of a last beat: U_{W−k} for its k.
+        for i in 0..K {
+            self.fin_net[i].x.next = self.a_x.q.val();
+        }
+        self.fin_net0.x.next = self.a_x.q.val();
+        self.fin.next = 0.into();
+        for i in 0..K {
+            if self.a_koh.q.val().get_bit(i) {
+                self.fin.next = self.fin.val() | self.fin_net[i].y.val();
+            }
+        }
+        if self.a_k0.q.val() {
+            self.fin.next = self.fin.val() | self.fin_net0.y.val();
         }
         self.out_cnt.next = self.a_k.q.val();
         if self.a_ml.q.val() {
@@ -431,16 +488,8 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
             self.o_last.d.next = self.a_last.q.val();
             self.o_ml.d.next = self.a_ml.q.val() & (self.a_k.q.val() < self.c_w.val());
             self.o_moff.d.next = self.a_k.q.val() & self.c_lane_mask.val();
-            // The CRC step over the beat (none for a MIC beat); the register starts again after
-            // the message's last beat.
-            if !self.a_mb.q.val() {
-                self.mic_r.d.next = self.step.nxt.val();
-                if self.a_end.q.val() {
-                    self.mic_r.d.next = self.c_init.val();
-                }
-            }
             if self.a_ml.q.val() {
-                self.fin_r.d.next = self.step.fin.val();
+                self.fin_r.d.next = self.fin.val();
             }
             if self.a_first.q.val() {
                 self.f_src.d.next = self.a_src.q.val();
@@ -490,7 +539,6 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                     // The MIC octets from hold_off on, filled in as the beat moves on.
                     self.a_mb.d.next = true;
                     self.a_hoff.d.next = self.hold_off.q.val();
-                    self.a_end.d.next = false;
                     self.a_k.d.next = self.hold_k.val();
                     self.a_ml.d.next = false;
                     self.a_valid.d.next = true;
@@ -512,8 +560,9 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                     self.a_data.d.next = self.data_m.val();
                     self.a_k.d.next = self.k_in.val();
                     self.a_ml.d.next = self.s.tlast.val() & self.e_mic.val();
-                    self.a_keep.d.next = self.keep_in.val();
-                    self.a_end.d.next = self.s.tlast.val();
+                    self.a_x.d.next = self.nxt.val();
+                    self.a_koh.d.next = self.keep8.val() & !(self.keep8.val() >> self.c_one8.val());
+                    self.a_k0.d.next = self.keep8.val() == 0;
                     self.a_mb.d.next = false;
                     self.a_last.d.next = self.s.tlast.val() & !(self.e_mic.val() & self.ovf.val());
                     self.a_first.d.next = self.first.val();
@@ -544,8 +593,10 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                     }
                 } else if self.take.val() {
                     self.a_valid.d.next = true;
+                    self.mic_r.d.next = self.nxt.val();
                     self.phase.d.next = MicPhase::Body;
                     if self.s.tlast.val() {
+                        self.mic_r.d.next = self.c_init.val();
                         self.phase.d.next = MicPhase::Idle;
                         if self.e_mic.val() & self.ovf.val() {
                             self.phase.d.next = MicPhase::Mic;
