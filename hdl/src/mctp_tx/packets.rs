@@ -203,6 +203,9 @@ pub struct PacketStage<const D: usize, const K: usize> {
     /// Lane `nh + p` (where a PEC goes).
     pec_at: Signal<Local, Bits<K>>,
     nh_0: Signal<Local, Bits<8>>,
+    nh_w: Signal<Local, Bits<8>>,
+    np_w: Signal<Local, Bits<8>>,
+    p0_w: Signal<Local, Bits<8>>,
     m_h_b: Signal<Local, Bits<K>>,
     m_p_b: Signal<Local, Bits<K>>,
     m_u_b: Signal<Local, Bits<K>>,
@@ -338,6 +341,9 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             o_pec_keep: Default::default(),
             pec_at: Default::default(),
             nh_0: Default::default(),
+            nh_w: Default::default(),
+            np_w: Default::default(),
+            p0_w: Default::default(),
             m_h_b: Default::default(),
             m_p_b: Default::default(),
             m_u_b: Default::default(),
@@ -554,14 +560,19 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         self.pec_at.next = 0.into();
         self.m_h_0.next = 0.into();
         self.m_p_0.next = 0.into();
+        // nh, nh + p and p0 are at most W: only their low ⌊log2 W⌋ + 1 bits are compared with
+        // the lane numbers (eight-bit compares were carry chains in front of the lanes).
+        self.nh_w.next = self.nh_r.q.val() & self.c_cnt_mask.val();
+        self.np_w.next = self.np_r.q.val() & self.c_cnt_mask.val();
+        self.p0_w.next = self.msg.p0.val() & self.c_cnt_mask.val();
         for i in 0..K {
-            if self.c_lane[i].val() < self.nh_r.q.val() {
+            if self.c_lane[i].val() < self.nh_w.val() {
                 self.m_h_b.next = self.m_h_b.val() | self.c_bit[i].val();
             }
-            if self.c_lane[i].val() < self.np_r.q.val() {
+            if self.c_lane[i].val() < self.np_w.val() {
                 self.m_p_b.next = self.m_p_b.val() | self.c_bit[i].val();
             }
-            if self.c_lane[i].val() == self.np_r.q.val() {
+            if self.c_lane[i].val() == self.np_w.val() {
                 self.pec_at.next = self.pec_at.val() | self.c_bit[i].val();
             }
             if self.c_lane[i].val() < self.nh_0.val() {
@@ -569,10 +580,10 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             }
             // Lane i < nh0 + p0: in the header, or i − nh0 < p0.
             if self.msg.smbus.val() {
-                if self.msg.p0.val() > self.c_rel0_smbus[i].val() {
+                if self.p0_w.val() > self.c_rel0_smbus[i].val() {
                     self.m_p_0.next = self.m_p_0.val() | self.c_bit[i].val();
                 }
-            } else if self.msg.p0.val() > self.c_rel0[i].val() {
+            } else if self.p0_w.val() > self.c_rel0[i].val() {
                 self.m_p_0.next = self.m_p_0.val() | self.c_bit[i].val();
             }
         }
