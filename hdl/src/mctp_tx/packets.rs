@@ -525,17 +525,15 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.e_short.next = false;
         }
         // Octets left in held (0 between messages: a message's end sets rd to bend).
-        // (`bend − rd`, kept in a register beside them.) It, `p` and the new beat's count are
-        // at most W, so they carry only the bits such a count has: the held-octet arithmetic
-        // then adds and compares that few bits, not eight.
-        self.avail.next = self.avail_r.q.val() & self.c_cnt_mask.val();
+        // (`bend − rd`, kept in a register beside them.)
+        self.avail.next = self.avail_r.q.val();
 
         // The beat's layout: header octets, payload octets, the PEC lane.
         // nh = min(hl − hpos, W), p = min(pkt_left, W − nh) and pkt_end = pkt_left ≤ W − nh:
         // from registers set with the beat before, or at a message's first beat from the
         // binding and stage A's registers.
         self.nh.next = self.nh_r.q.val();
-        self.p.next = self.p_r.q.val() & self.c_cnt_mask.val();
+        self.p.next = self.p_r.q.val();
         self.pkt_end.next = self.pend_r.q.val();
         self.pec_here.next = self.pec_r.q.val();
         if self.idle.val() {
@@ -543,7 +541,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             if self.msg.smbus.val() {
                 self.nh.next = self.c_nh0_smbus.val();
             }
-            self.p.next = self.msg.p0.val() & self.c_cnt_mask.val();
+            self.p.next = self.msg.p0.val();
             self.pkt_end.next = self.msg.pend0.val();
             // With SMBus a message's first beat is all prefix and header (8 octets ≥ W), so its
             // packet does not end there and the PEC lane is not in it.
@@ -624,7 +622,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         self.take.next = self.emit.val() & self.need_in.val();
         self.s.tready.next =
             !self.reset.val() & (self.take.val() | (self.phase.q.val() == PacketPhase::Drain));
-        self.in_cnt.next = bit_cast::<8, K>(self.s.tkeep.val()) & self.c_cnt_mask.val();
+        self.in_cnt.next = bit_cast::<8, K>(self.s.tkeep.val());
         // The payload stream ended early: the rest of the message is zeros. Worked out for both
         // outcomes of `take` (with the new beat's octets, `_t`, or without, `_nt`) side by side,
         // and selected by it at the end, so `take` is not in front of the arithmetic.
