@@ -57,6 +57,13 @@ impl CrcPipeline {
         invert(&zero_feed(&self.net, octets))
     }
 
+    /// `finish(U_n·X)` as columns (the finishing permutation of `U_n`'s); the constant is
+    /// `xorout`, [`CrcNetwork::finish`]`(0)`. The finished CRC of a beat masked after its `k`
+    /// octets is this with `n = W − k`: the MCTP packetizer's MIC and PEC stages.
+    pub fn finished_unshift(&self, octets: usize) -> Vec<u64> {
+        self.unshift_by(octets).iter().map(|&c| super::matrix::apply(&self.finish, c)).collect()
+    }
+
     /// Stages behind the loop: `log2(W)`.
     pub fn stages(&self) -> usize {
         self.unshift.len()

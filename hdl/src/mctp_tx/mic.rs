@@ -193,11 +193,7 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
         assert!(D == 8 * K && matches!(K, 1 | 2 | 4 | 8), "MicStage<8K, K> with K in 1, 2, 4, 8");
         assert_eq!(MIC_LEN, 4);
         let pipe = CrcPipeline::new(CrcNetwork::new(CrcKind::Crc32c.params(), K));
-        // finish(U_n·X): the finishing permutation of U_n's columns, xorout the constant.
-        let fin_u = |n: usize| {
-            let u = pipe.unshift_by(n);
-            GfMatrix::new(u.iter().map(|&c| crate::crc::matrix::apply(&pipe.finish, c)).collect(), pipe.net.finish(0))
-        };
+        let fin_u = |n: usize| GfMatrix::new(pipe.finished_unshift(n), pipe.net.finish(0));
         Self {
             clock: Default::default(),
             reset: Default::default(),

@@ -68,12 +68,8 @@ impl<const D: usize, const K: usize> Default for PecStage<D, K> {
         assert!(D == 8 * K && D <= 64, "PecStage<8K, K> with K ≤ 8");
         let pipe = CrcPipeline::new(CrcNetwork::new(CrcKind::Crc8Smbus.params(), K));
         // Input bit b of X to every lane's finished PEC; the constant is xorout in every lane.
-        let per_lane: Vec<Vec<u64>> = (0..K).map(|i| pipe.unshift_by(K - i)).collect();
-        let columns = (0..8)
-            .map(|b| {
-                (0..K).fold(0u64, |acc, i| acc | (crate::crc::matrix::apply(&pipe.finish, per_lane[i][b]) << (8 * i)))
-            })
-            .collect();
+        let per_lane: Vec<Vec<u64>> = (0..K).map(|i| pipe.finished_unshift(K - i)).collect();
+        let columns = (0..8).map(|b| (0..K).fold(0u64, |acc, i| acc | (per_lane[i][b] << (8 * i)))).collect();
         let xorout = pipe.net.finish(0);
         let constant = (0..K).fold(0u64, |acc, i| acc | (xorout << (8 * i)));
         Self {
