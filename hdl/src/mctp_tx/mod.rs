@@ -24,7 +24,10 @@
 //! payload split by the MTU; the datapath is described there) and [`pec::PecStage`] (the SMBus
 //! PEC), with a skid buffer between the message and packet stages (the message fields on its
 //! side channel, the beat's octet count on its `tkeep`), so that the packet stage's input
-//! handshake ends at registers. The CRC-32C and CRC-8 networks
+//! handshake ends at registers, and another between the packet and PEC stages (the PEC mark on
+//! its side channel), so that the packet stage's output handshake does too: the
+//! `m_tready` of whatever the block drives reaches the PEC stage's enables and the buffer's, never
+//! the packet stage's. The CRC-32C and CRC-8 networks
 //! are [`crate::crc::CrcStep`] leaves. Latency [`LATENCY`] clocks; back-to-back messages run at
 //! one output beat per clock.
 //!
@@ -189,10 +192,11 @@ impl HeaderBeats {
 
 /// Clocks from a message's first beat accepted to its first packet's first beat on `m`: the
 /// input skid buffer, stage A's input and output registers, the skid buffer, the packet
-/// stage's output register and the PEC stage's two (three before issue 27, four with its skid
-/// buffer, five since stage A's MIC placement has a clock of its own, six with the input skid
-/// buffer, seven since the PEC is finished a clock after its CRC step).
-pub const LATENCY: u64 = 7;
+/// stage's output register, the second skid buffer and the PEC stage's two (three before issue
+/// 27, four with the first skid buffer, five since stage A's MIC placement has a clock of its
+/// own, six with the input skid buffer, seven since the PEC is finished a clock after its CRC
+/// step, eight with the skid buffer in front of the PEC stage).
+pub const LATENCY: u64 = 8;
 
 /// The bits of [`MessageFields`], packed on the side channel between stage A and stage B.
 const MSG_BITS: usize = 97;
@@ -222,6 +226,11 @@ pub struct MctpTx<const D: usize, const K: usize> {
     c_bit: [Constant<Bits<K>>; K],
     c_one_u: Constant<Bits<MSG_BITS>>,
     pkt: PacketStage<D, K>,
+    /// Between the packet stage and the PEC stage: the block's `m_tready` runs through the PEC
+    /// stage into this buffer's enables and ends there, instead of on into the packet stage's
+    /// `adv` and its layout registers (issue 27: `top_w8`'s critical path on seed 1 at stop 48).
+    /// The beat's PEC mark (`m_pec`) rides on its side channel.
+    pec_skid: AxisSkid<D, K, 1>,
     pec: PecStage<D, K>,
 }
 
@@ -245,6 +254,7 @@ impl<const D: usize, const K: usize> Default for MctpTx<D, K> {
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             c_one_u: Constant::new(1u64.into()),
             pkt: Default::default(),
+            pec_skid: Default::default(),
             pec: Default::default(),
         }
     }
@@ -253,11 +263,12 @@ impl<const D: usize, const K: usize> Default for MctpTx<D, K> {
 impl<const D: usize, const K: usize> Logic for MctpTx<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, entry, mic, skid, pkt, pec);
+        clock!(self, clock, entry, mic, skid, pkt, pec_skid, pec);
         self.entry.reset.next = self.reset.val();
         self.mic.reset.next = self.reset.val();
         self.skid.reset.next = self.reset.val();
         self.pkt.reset.next = self.reset.val();
+        self.pec_skid.reset.next = self.reset.val();
         self.pec.reset.next = self.reset.val();
         // Input port → input stage → message stage → packet stage → PEC stage → output port.
         MctpTxConfig::link(&mut self.cfg, &mut self.entry.cfg);
@@ -327,10 +338,13 @@ impl<const D: usize, const K: usize> Logic for MctpTx<D, K> {
         self.pkt.msg.npl0.next = self.skid.m_user.val().get_bits::<8>(80);
         self.pkt.msg.neom0.next = self.skid.m_user.val().get_bit(88);
         self.pkt.msg.pl0.next = self.skid.m_user.val().get_bits::<8>(89);
-        AxisSource::<D, K>::join(&mut self.pkt.m, &mut self.pec.s);
-        self.pec.s_pec.next = self.pkt.m_pec.val();
-        self.pec.s_pec_at.next = self.pkt.m_pec_at.val();
-        self.pec.s_pec_keep.next = self.pkt.m_pec_keep.val();
+        AxisSource::<D, K>::join(&mut self.pkt.m, &mut self.pec_skid.s);
+        self.pec_skid.s_user.next = 0.into();
+        if self.pkt.m_pec.val() {
+            self.pec_skid.s_user.next = 1.into();
+        }
+        AxisSource::<D, K>::join(&mut self.pec_skid.m, &mut self.pec.s);
+        self.pec.s_pec.next = self.pec_skid.m_user.val() != 0;
         AxisSource::<D, K>::link(&mut self.m, &mut self.pec.m);
         self.counters.packets.next = self.pkt.packets.val();
         self.counters.messages.next = self.pkt.messages.val();

@@ -1,7 +1,7 @@
 //! Stage B of the MCTP packetizer: the packets. From the payload stream of stage A (message and
 //! MIC, [`super::mic::MicStage`]) it builds one frame per packet,
 //! `[SMBus prefix (4)] · transport header (4) · payload (≤ MTU) · [PEC lane (1)]`, every frame
-//! starting in lane 0; the PEC lane is left zero and marked (`m_pec`, `m_pec_at`, `m_pec_keep`) for the PEC
+//! starting in lane 0; the PEC lane is left zero and marked (`m_pec`) for the PEC
 //! stage. The split is `transmit`'s: the payload cut into MTU-sized packets (the MIC may
 //! straddle the last two).
 //!
@@ -59,13 +59,12 @@ pub struct PacketStage<const D: usize, const K: usize> {
     pub s: AxisSink<D, K>,
     /// The fields of the message whose first beat is on `s`.
     pub msg: MessageFields,
-    /// One frame per packet; with `m_pec` the beat has the PEC lane (zero here): `m_pec_at`
-    /// has its bit, `m_pec_keep` the lanes before it (what the PEC covers of this beat). As
-    /// masks, so that the PEC stage neither compares nor shifts by a lane number.
+    /// One frame per packet; with `m_pec` the beat has the PEC lane (zero here): its highest
+    /// kept lane (a frame's lanes are contiguous from lane 0), so the PEC stage finds the lane
+    /// and the lanes before it in `tkeep` by wiring, with neither a compare nor a shift by a
+    /// lane number.
     pub m: AxisSource<D, K>,
     pub m_pec: Signal<Out, Bit>,
-    pub m_pec_at: Signal<Out, Bits<K>>,
-    pub m_pec_keep: Signal<Out, Bits<K>>,
     pub packets: Signal<Out, Bits<32>>,
     pub messages: Signal<Out, Bits<32>>,
     pub len_errors: Signal<Out, Bits<32>>,
@@ -137,8 +136,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     o_valid: DFF<Bit>,
     o_last: DFF<Bit>,
     o_pec: DFF<Bit>,
-    o_pec_at: DFF<Bits<K>>,
-    o_pec_keep: DFF<Bits<K>>,
     n_packets: DFF<Bits<32>>,
     n_messages: DFF<Bits<32>>,
     n_len_errors: DFF<Bits<32>>,
@@ -291,8 +288,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             msg: Default::default(),
             m: Default::default(),
             m_pec: Default::default(),
-            m_pec_at: Default::default(),
-            m_pec_keep: Default::default(),
             packets: Default::default(),
             messages: Default::default(),
             len_errors: Default::default(),
@@ -337,8 +332,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             o_valid: Default::default(),
             o_last: Default::default(),
             o_pec: Default::default(),
-            o_pec_at: Default::default(),
-            o_pec_keep: Default::default(),
             pec_at: Default::default(),
             nh_0: Default::default(),
             nh_w: Default::default(),
@@ -469,15 +462,13 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         dff_setup!(
             self, clock, phase, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
             after, npl, npl_due, neom, pkt_left, hpos, nh_r, p_r, pend_r, np_r, pec_r, pl_r, nhn_r, rmn_r, restn_r, held, rd, bend, avail_r, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
-            o_pec_at, o_pec_keep, n_packets, n_messages, n_len_errors, len_err_p, len_flag, len_rd, len_bend
+            n_packets, n_messages, n_len_errors, len_err_p, len_flag, len_rd, len_bend
         );
         self.m.tdata.next = self.o_data.q.val();
         self.m.tkeep.next = self.o_keep.q.val();
         self.m.tvalid.next = self.o_valid.q.val();
         self.m.tlast.next = self.o_last.q.val();
         self.m_pec.next = self.o_pec.q.val();
-        self.m_pec_at.next = self.o_pec_at.q.val();
-        self.m_pec_keep.next = self.o_pec_keep.q.val();
         self.packets.next = self.n_packets.q.val();
         self.messages.next = self.n_messages.q.val();
         self.len_errors.next = self.n_len_errors.q.val();
@@ -613,9 +604,12 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // front of `take` and so of the skid buffer's enables).
         self.need_in.next = ((self.p_r.q.val() & self.c_cnt_mask.val()) > (self.avail.val() & self.c_cnt_mask.val()))
             & !self.in_done.q.val();
+        // Between messages held is empty (a message's end clears `avail_r`, and neither the
+        // drain nor the idle state forms a beat), so a first beat needs input when it has any
+        // payload: `p0 ≠ 0`, not a compare with `avail` (W = 8's path ran from `p0` through
+        // that compare into `take` and the skid buffer's enables).
         if self.idle.val() {
-            self.need_in.next =
-                (self.msg.p0.val() & self.c_cnt_mask.val()) > (self.avail.val() & self.c_cnt_mask.val());
+            self.need_in.next = self.p0_w.val() != 0;
         }
         self.active.next = (self.phase.q.val() == PacketPhase::Body) | (self.idle.val() & self.s.tvalid.val());
         self.emit.next = self.adv.val() & self.active.val() & (!self.need_in.val() | self.s.tvalid.val());
@@ -841,8 +835,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.o_valid.d.next = true;
             self.o_last.d.next = self.frame_end.val();
             self.o_pec.d.next = self.pec_here.val();
-            self.o_pec_at.d.next = self.pec_at.val();
-            self.o_pec_keep.d.next = self.m_p_b.val();
             self.r_src.d.next = self.e_src.val();
             self.r_dst.d.next = self.e_dst.val();
             self.r_tag.d.next = self.e_tag.val();
@@ -945,8 +937,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.o_valid.d.next = false;
             self.o_last.d.next = false;
             self.o_pec.d.next = false;
-            self.o_pec_at.d.next = 0.into();
-            self.o_pec_keep.d.next = 0.into();
             self.n_packets.d.next = 0.into();
             self.n_messages.d.next = 0.into();
             self.n_len_errors.d.next = 0.into();

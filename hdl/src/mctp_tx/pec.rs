@@ -3,10 +3,11 @@
 //! stages, with nothing of the CRC in front of a lane select in either:
 //! - the input stage (`p_*`) registers the beat and runs the CRC-8 loop over whole beats
 //!   (`crc_r`). On the beat that carries the PEC the octets from its lane on are zeroed first
-//!   (the packet stage marks the lanes before it, `s_pec_keep`), so no shifter is in the
-//!   step; the result `X = A_{W−k}·T` (`p_x`) is the true register `T` after the `k` covered
+//!   (the PEC lane is the beat's highest kept lane, so the lanes before it are `tkeep >> 1`,
+//!   wiring), so no shifter is in the step; the result `X = A_{W−k}·T` (`p_x`) is the true register `T` after the `k` covered
 //!   octets followed by `W − k` zero octets ([`crate::crc::pipeline`]).
-//! - the output stage finishes it per lane: lane `i`, when it is the PEC's (`s_pec_at`), takes
+//! - the output stage finishes it per lane: lane `i`, when it is the PEC's (`tkeep`'s highest
+//!   lane, `tkeep & !(tkeep >> 1)`, registered with the beat), takes
 //!   `finish(U_{W−i}·X)`, one 8 × 8 matrix per lane ([`GfMatrix`], `U_n = A_n⁻¹`), so the PEC
 //!   is an AND-OR into its lane.
 //!
@@ -24,12 +25,10 @@ pub struct PecStage<const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high.
     pub reset: Signal<In, Bit>,
-    /// Frames; with `s_pec`, the beat's lane whose bit is set in `s_pec_at` (zero) is the
-    /// PEC's, and the lanes in `s_pec_keep` (those before it) are what the PEC covers of it.
+    /// Frames; with `s_pec`, the beat's highest kept lane (zero) is the PEC's, and the lanes
+    /// before it are what the PEC covers of the beat.
     pub s: AxisSink<D, K>,
     pub s_pec: Signal<In, Bit>,
-    pub s_pec_at: Signal<In, Bits<K>>,
-    pub s_pec_keep: Signal<In, Bits<K>>,
     pub m: AxisSource<D, K>,
     /// The CRC-8 over one whole beat (its lanes past the covered ones zeroed):
     /// `A_W·R ⊕ L(d)`, the register's and the data's networks ([`crate::crc::pipeline`]).
@@ -77,8 +76,6 @@ impl<const D: usize, const K: usize> Default for PecStage<D, K> {
             reset: Default::default(),
             s: Default::default(),
             s_pec: Default::default(),
-            s_pec_at: Default::default(),
-            s_pec_keep: Default::default(),
             m: Default::default(),
             c_init: Constant::new(pipe.net.init_r.into()),
             state_net: GfMatrix::new(pipe.advance.clone(), 0),
@@ -125,7 +122,7 @@ impl<const D: usize, const K: usize> Logic for PecStage<D, K> {
         // the PEC's on zeroed).
         self.cov_keep.next = self.c_ones_k.val();
         if self.s_pec.val() {
-            self.cov_keep.next = self.s_pec_keep.val();
+            self.cov_keep.next = self.s.tkeep.val() >> 1;
         }
         self.cov_data.next = self.s.tdata.val();
         for i in 0..K {
@@ -164,7 +161,7 @@ impl<const D: usize, const K: usize> Logic for PecStage<D, K> {
                 self.p_keep.d.next = self.s.tkeep.val();
                 self.p_last.d.next = self.s.tlast.val();
                 self.p_pec.d.next = self.s_pec.val();
-                self.p_pec_at.d.next = self.s_pec_at.val();
+                self.p_pec_at.d.next = self.s.tkeep.val() & !(self.s.tkeep.val() >> 1);
                 self.p_x.d.next = self.nxt.val();
                 self.crc_r.d.next = self.nxt.val();
                 if self.s.tlast.val() {
