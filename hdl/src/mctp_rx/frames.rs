@@ -44,8 +44,8 @@
 //!    from registered verdicts and only orders them. The MIC is split over two clocks: the
 //!    judging clock registers the last partial word's CRC-32C step, and the residue compare,
 //!    the counter and the free start follow in the next clock (the delivery clock); a beat
-//!    choosing its target in that clock sees them forwarded (`ms_f`, `slot_busy_f`, and
-//!    `q_afull` for the queue). The descriptor is pushed a clock later still (`push_r`), so
+//!    choosing its target in that clock sees them forwarded (the free start as the target's
+//!    last select, `slot_busy_f`, and `q_afull` for the queue). The descriptor is pushed a clock later still (`push_r`), so
 //!    the compare does not run on into the queue's flags.
 //!
 //! `s.tready` is chosen from registers only: the ring's room for each address a beat can write
@@ -227,7 +227,6 @@ pub struct FrameStage<const D: usize, const K: usize> {
     d_ring_cont: Signal<Local, Bit>,
     dl_good: Signal<Local, Bit>,
     dl_bad_now: Signal<Local, Bit>,
-    ms_f: Signal<Local, Bits<14>>,
     slot_busy_f: Signal<Local, Bit>,
     i_flen: Signal<Local, Bits<16>>,
     i_plen: Signal<Local, Bits<16>>,
@@ -457,7 +456,6 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             d_ring_cont: Default::default(),
             dl_good: Default::default(),
             dl_bad_now: Default::default(),
-            ms_f: Default::default(),
             slot_busy_f: Default::default(),
             i_flen: Default::default(),
             i_plen: Default::default(),
@@ -598,10 +596,6 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.dl_bad_now.next =
             self.dl_bad.q.val() | (self.dl_chk.q.val() & (self.dl_fin.q.val() != self.c_residue.val()));
         self.dl_good.next = self.dl_pend.q.val() & !self.dl_bad_now.val();
-        self.ms_f.next = self.ms.q.val();
-        if self.dl_good.val() & !self.dl_slot.q.val() {
-            self.ms_f.next = self.dl_next.q.val();
-        }
         self.slot_busy_f.next = self.slot_busy.q.val() | (self.dl_pend.q.val() & self.dl_slot.q.val());
         // Where this beat's payload goes, and the state it continues from. The window comes
         // from one of two places, worked out side by side below: the running window (`wf`,
@@ -625,7 +619,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             if self.d_slot.val() | self.d_ring_som.val() {
                 self.e_wa.next = 0.into();
                 if self.d_ring_som.val() {
-                    self.e_wa.next = self.ms_f.val();
+                    self.e_wa.next = self.ms.q.val();
                     if self.ctx_open.q.val() {
                         self.e_wa.next = self.c_end.q.val();
                     }
@@ -636,6 +630,19 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.e_wa.next = self.c_wa.q.val();
                 self.e_first.next = self.c_first.q.val();
             }
+        }
+        // A new message with no context open starts at the free start; in the delivery clock a
+        // good delivery to the ring moves it to `dl_next`. That forward is the last select, so
+        // the residue compare behind `dl_good` meets the target's address in one 2:1 select,
+        // not in front of the select chain above (`top_w8`'s critical path on seed 1 at
+        // e5d95f6: `dl_fin` → the compare → the forwarded free start → `e_wa` → `wa`).
+        if self.flags_here.val()
+            & self.d_ring_som.val()
+            & !self.ctx_open.q.val()
+            & self.dl_good.val()
+            & !self.dl_slot.q.val()
+        {
+            self.e_wa.next = self.dl_next.q.val();
         }
         // Ready unless judging, or a frame would start with no descriptor free (counting the one
         // being published: pending in the delivery clock, pushed in the next), or the ring
