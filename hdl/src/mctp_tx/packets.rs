@@ -182,8 +182,7 @@ pub struct PacketStage<const D: usize, const K: usize> {
     emit: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     in_cnt: Signal<Local, Bits<8>>,
-    /// The octets a beat that takes input wants of it, `p − avail` (1..=W when it takes one).
-    want: Signal<Local, Bits<8>>,
+    tot: Signal<Local, Bits<8>>,
     pad_t: Signal<Local, Bit>,
     pad_nt: Signal<Local, Bit>,
     rd_t: Signal<Local, Bits<8>>,
@@ -387,7 +386,7 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             emit: Default::default(),
             take: Default::default(),
             in_cnt: Default::default(),
-            want: Default::default(),
+            tot: Default::default(),
             pad_t: Default::default(),
             pad_nt: Default::default(),
             rd_t: Default::default(),
@@ -621,16 +620,8 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // The payload stream ended early: the rest of the message is zeros. Worked out for both
         // outcomes of `take` (with the new beat's octets, `_t`, or without, `_nt`) side by side,
         // and selected by it at the end, so `take` is not in front of the arithmetic.
-        // With input, the beat wants `p − avail` of the new beat's octets (from registers only:
-        // `p0` between messages, where held is empty), and is padded when the beat has fewer,
-        // so the new beat's count meets one compare, not a sum and a compare (`p > avail +
-        // in_cnt` was W = 4's and W = 8's longest path). Both are at most W, so their low
-        // ⌊log2 W⌋ + 1 bits decide.
-        self.want.next = self.p_r.q.val() - self.avail_r.q.val();
-        if self.idle.val() {
-            self.want.next = self.msg.p0.val();
-        }
-        self.pad_t.next = (self.want.val() & self.c_cnt_mask.val()) > (self.in_cnt.val() & self.c_cnt_mask.val());
+        self.tot.next = self.avail.val() + self.in_cnt.val();
+        self.pad_t.next = self.p.val() > self.tot.val();
         self.pad_nt.next = self.p.val() > self.avail.val();
 
         // Payload octets: held from rd, then the new beat.
@@ -693,7 +684,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         if self.pad_nt.val() {
             self.rd_nt.next = self.bend.q.val();
         }
-        self.rd_t.next = self.want.val();
+        self.rd_t.next = self.p.val() - self.avail.val();
         if self.pad_t.val() {
             self.rd_t.next = self.in_cnt.val();
         }
@@ -703,7 +694,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.avail_n.next = 0.into();
         }
         if self.take.val() {
-            self.avail_n.next = self.in_cnt.val() - self.want.val();
+            self.avail_n.next = self.tot.val() - self.p.val();
             if self.pad_t.val() {
                 self.avail_n.next = 0.into();
             }
