@@ -61,6 +61,12 @@ impl AxisPorts {
     }
 }
 
+/// Cycles without a beat accepted or delivered, with input still pending, after which a run
+/// is an error ("stalled") rather than a test that never ends (`max_cycles` is unbounded by
+/// default). Far above any block's legitimate pause: the longest is a W = 1 MCTP message of
+/// 4224 octets buffered whole, a few thousand cycles.
+pub const STALL_CYCLES: u64 = 100_000;
+
 /// Random idle cycles and back-pressure.
 #[derive(Clone, Debug)]
 pub struct Traffic {
@@ -179,6 +185,8 @@ pub fn run_streams_with_frame_hook<M: ClockedModel + ?Sized>(
     }
     let start = m.cycle();
     let mut quiet = 0u64;
+    // The last cycle a beat moved on any interface (or the outputs were held on purpose).
+    let mut last_progress = start;
     let mut buf = vec![0u8; 64];
     let max_bytes = inputs.iter().map(|(p, _)| p.bytes).chain(outputs.iter().map(|p| p.bytes)).max().unwrap_or(1);
     buf.resize(max_bytes, 0);
@@ -253,6 +261,7 @@ pub fn run_streams_with_frame_hook<M: ClockedModel + ?Sized>(
                 continue;
             }
             st.presenting = false;
+            last_progress = cycle;
             st.offset += st.nbytes;
             run.accepted_bytes[i] += st.nbytes as u64;
             run.accepted_beats[i] += 1;
@@ -295,6 +304,7 @@ pub fn run_streams_with_frame_hook<M: ClockedModel + ?Sized>(
                 continue;
             }
             outs[j].held = None;
+            last_progress = cycle;
             for (b, &x) in bytes.iter().enumerate() {
                 if b >= 64 || keep >> b & 1 != 0 {
                     outs[j].frame.push(x);
@@ -306,6 +316,14 @@ pub fn run_streams_with_frame_hook<M: ClockedModel + ?Sized>(
             }
         }
         monitor(m, cycle).map_err(BenchError::Failed)?;
+        if cycle - start < traffic.output_hold_cycles {
+            last_progress = cycle;
+        }
+        if !inputs_done && cycle - last_progress >= STALL_CYCLES {
+            return Err(BenchError::Failed(format!(
+                "stalled: input pending and no beat accepted or delivered for {STALL_CYCLES} cycles (cycle {cycle})"
+            )));
+        }
         m.tick();
         if inputs_done {
             quiet = if active { 0 } else { quiet + 1 };
