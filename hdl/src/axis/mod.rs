@@ -13,7 +13,7 @@
 
 pub mod skid;
 
-pub use skid::AxisSkid;
+pub use skid::{AxisSkid, AxisStageSkid};
 
 use rust_hdl::prelude::*;
 

@@ -257,7 +257,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
     fn update(&mut self) {
         dff_setup!(self, clock, acc, c, woff, e_q, mpos, mk_q, hw_q, r, st, hh_q);
         self.idle.next = (self.c.q.val() == 0) & self.st.q.val();
-        self.adv.next = self.b.ready.val() & !self.reset.val();
+        self.adv.next = self.b.ready.val();
         self.at_start.next = self.st.q.val();
 
         // The input beat with the octets past tkeep zeroed (acc holds zeros above c).
@@ -395,7 +395,8 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         // when a whole beat goes out. Never on a bad header's half beat (it empties `acc`).
         self.c_le_k.next =
             ((self.c.q.val() & self.c_k_hi.val()) == 0) | (self.c.q.val() == self.c_k.val());
-        self.room.next = !self.reset.val() & !self.half.val() & (self.c_le_k.val() | self.full.val());
+        // (No reset term, as in the check stage's ready: the input skid in front resets too.)
+        self.room.next = !self.half.val() & (self.c_le_k.val() | self.full.val());
         self.s.tready.next = self.room.val();
         self.accept.next = self.room.val() & self.s.tvalid.val();
         // Placed at `c` before the shift, or at `c − K` after it.
@@ -406,7 +407,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         self.placed.next =
             bit_cast::<D2, D>(self.in_data.val()) << (bit_cast::<16, 8>(self.place.val() & self.c_place_mask.val()) << 3);
         self.pa.next = 0.into();
-        if self.s.tvalid.val() & self.c_le_k.val() & !self.half.val() & !self.reset.val() {
+        if self.s.tvalid.val() & self.c_le_k.val() & !self.half.val() {
             self.pa.next = self.placed.val();
         }
         self.pb.next = 0.into();

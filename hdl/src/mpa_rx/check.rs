@@ -210,9 +210,10 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
         self.idle.next = (self.o.q.val() == 0) & !self.pending.q.val();
 
         // A beat is taken when its output has a place (after an error: always, to be dropped).
+        // No reset term: the stages in front reset in the same clock, so a beat taken then is
+        // dropped there too, and the block's reset stays off this chain (`AxisStageSkid`).
         self.out_free.next = !self.m_valid.q.val() | self.m.tready.val();
-        self.p_ready.next = !self.reset.val()
-            & !self.pending.q.val()
+        self.p_ready.next = !self.pending.q.val()
             & ((self.err.q.val() != 0) | self.out_free.val());
         self.take.next = self.p_valid.val() & self.p_ready.val();
 

@@ -49,7 +49,7 @@ pub mod check;
 pub mod crc_check;
 pub mod prep;
 
-use crate::axis::{AxisSink, AxisSkid, AxisSource};
+use crate::axis::{AxisSink, AxisSkid, AxisSource, AxisStageSkid};
 use crate::testbench::{BenchError, HdlModel};
 use aligner::Aligner;
 use check::Check;
@@ -184,7 +184,7 @@ pub struct MpaRx<const D: usize, const K: usize, const D2: usize> {
     /// The aligner's beats, registered: its word count sees a registered `ready` (issue 26:
     /// the ready chain of three stages ran into it). The words ride on `tdata`, the beat's
     /// fields on `tkeep` (`n`) and the side channel ([`BEAT_FIELDS`]).
-    mid: AxisSkid<D, 8, BEAT_FIELDS>,
+    mid: AxisStageSkid<D, 8, BEAT_FIELDS>,
     mid_user: Signal<Local, Bits<BEAT_FIELDS>>,
     crcc: CrcCheck<D, K>,
     prep: Prep<D, K>,
@@ -192,7 +192,7 @@ pub struct MpaRx<const D: usize, const K: usize, const D2: usize> {
     /// The output skid buffer: `m_tuser` (bit 0) and `m_len` ride on its side channel, and the
     /// check stage sees a registered `tready`, not the consumer's (issue 26: `m_tready` reached
     /// through every stage's ready into the aligner's word count).
-    outbuf: AxisSkid<D, K, 17>,
+    outbuf: AxisStageSkid<D, K, 17>,
     /// Octets of the input beat (`K`, or on a `tlast` beat the highest `tkeep` bit + 1),
     /// computed before the skid buffer.
     count: Signal<Local, Bits<8>>,

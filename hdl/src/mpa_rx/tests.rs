@@ -5,7 +5,7 @@
 
 use super::hdl_model;
 use crate::testbench::{
-    compare_with_deframer as compare, random_segments, rfc5044_figure_streams as figure_streams, run_mpa_rx,
+    compare_with_deframer as compare, continue_mpa_rx, random_segments, rfc5044_figure_streams as figure_streams, run_mpa_rx,
     traffic_grid, Traffic,
 };
 use offload_driver::mpa::FramingConfig;
@@ -168,6 +168,80 @@ fn a_bad_first_field_is_reported_as_soon_as_it_is_in() {
             let r = run_mpa_rx(&mut m, &cfg, offset, &[stream.clone()], &Traffic::full_rate()).unwrap();
             compare(&r, cfg, offset, &stream).unwrap_or_else(|e| panic!("W={K} offset {offset}: {e}"));
             assert_eq!(r.hw_error.is_some(), offset != 512, "W={K} offset {offset}");
+        }
+    }
+    run::<64, 8, 128>();
+    run::<512, 64, 1024>();
+}
+
+/// A reset while beats are offered, in flight and held back, for one clock and for three: the
+/// input is not ready in reset (nothing offered then is taken), every stage empties (nothing
+/// comes out, the status is idle with no error, the counters are zero), and the stream that
+/// follows, at the offset the reset loaded, deframes as the software does. The stages behind the
+/// input skid buffer ignore the reset in their ready (`AxisStageSkid`, no reset in the aligner's
+/// and the check stage's), so beats move between them in the reset clock: this says it is
+/// harmless.
+#[test]
+fn a_reset_mid_stream_empties_every_stage() {
+    fn run<const D: usize, const K: usize, const D2: usize>() {
+        use crate::testbench::mpa_tx::set_framing_config;
+        use crate::testbench::ClockedModel;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(26 + K as u64);
+        let cfg = FramingConfig { markers: true, crc: true, mulpdu: 300 };
+        let frame = |offset: u64, rng: &mut rand::rngs::StdRng| {
+            let ulpdus: Vec<Vec<u8>> = (0..4).map(|_| (0..rng.gen_range(1..=300)).map(|_| rng.gen()).collect()).collect();
+            SoftwareOffload.mpa_frame(&cfg, offset, &ulpdus).unwrap()
+        };
+        let mut m = hdl_model::<D, K, D2>().unwrap();
+        let p = |n: &str| m.port_id(n).unwrap();
+        let (reset, s_data, s_keep, s_valid, s_last, s_ready) =
+            (p("reset"), p("s_tdata"), p("s_tkeep"), p("s_tvalid"), p("s_tlast"), p("s_tready"));
+        let (m_valid, m_ready, idle, error, fpdus) =
+            (p("m_tvalid"), p("m_tready"), p("status_idle"), p("status_error"), p("counters_fpdus"));
+        for (round, hold) in [1usize, 3].into_iter().enumerate() {
+            let old = frame(0, &mut rng);
+            let beat = |at: usize| &old[at.min(old.len())..(at + K).min(old.len())];
+            set_framing_config(&mut m, &cfg, 0).unwrap();
+            m.reset(2);
+            // The old stream's beats back to back, the output held back for the first 20 clocks.
+            let mut at = 0;
+            m.set(s_keep, crate::bits::low_ones(K));
+            m.set(s_last, 0);
+            m.set(s_valid, 1);
+            for c in 0..20 + 3 * round {
+                m.set(m_ready, (c >= 12) as u64);
+                m.set_bytes(s_data, beat(at));
+                m.eval();
+                if m.get(s_ready) != 0 {
+                    at += K;
+                }
+                m.tick();
+            }
+            assert!(at > 0, "W={K}: nothing taken before the reset");
+            // The new stream's offset, loaded by the reset; a beat offered, the output ready.
+            let offset = 4 * rng.gen_range(0..4096u64);
+            set_framing_config(&mut m, &cfg, offset).unwrap();
+            m.set(m_ready, 1);
+            m.set(reset, 1);
+            for _ in 0..hold {
+                m.set_bytes(s_data, beat(at));
+                m.eval();
+                assert_eq!(m.get(s_ready), 0, "W={K}: ready in reset");
+                m.tick();
+            }
+            m.set(reset, 0);
+            m.set(s_valid, 0);
+            for c in 0..2 * super::LATENCY {
+                m.eval();
+                assert_eq!(m.get(m_valid), 0, "W={K} reset of {hold}: a beat out {c} clocks after it");
+                assert_eq!((m.get(idle), m.get(error), m.get(fpdus)), (1, 0, 0), "W={K} reset of {hold}");
+                m.tick();
+            }
+            let new = frame(offset, &mut rng);
+            let segments = random_segments(&mut rng, &new, 3 * K);
+            let r = continue_mpa_rx(&mut m, &cfg, offset, &segments, &Traffic::full_rate()).unwrap();
+            compare(&r, cfg, offset, &new).unwrap_or_else(|e| panic!("W={K} reset of {hold}: {e}"));
+            assert_eq!(r.good().len(), 4, "W={K} reset of {hold}");
         }
     }
     run::<64, 8, 128>();

@@ -30,7 +30,9 @@ pub use lockstep::{Lockstep, Mismatch};
 pub use mctp_rx::{run_mctp_rx, MctpRxBench, MctpRxRun};
 pub use mctp_tx::{run_mctp_tx, MctpTxJob, MctpTxRun};
 pub use model::{BenchError, ClockedModel, PortId};
-pub use mpa_rx::{compare_with_deframer, random_segments, rfc5044_figure_streams, run_mpa_rx, MpaRxRun, RxFrame};
+pub use mpa_rx::{
+    compare_with_deframer, continue_mpa_rx, random_segments, rfc5044_figure_streams, run_mpa_rx, MpaRxRun, RxFrame,
+};
 pub use mpa_tx::{run_mpa_tx, MpaTxRun};
 pub use rust_hdl::{HdlModel, HdlPort, PortValue};
 pub use top::{BoardBench, TopBench};

@@ -54,6 +54,29 @@ pub fn run_mpa_rx<M: ClockedModel + ?Sized>(
     segments: &[Vec<u8>],
     traffic: &Traffic,
 ) -> Result<MpaRxRun, BenchError> {
+    feed_mpa_rx(m, config, offset, segments, traffic, true)
+}
+
+/// As [`run_mpa_rx`], without the reset: `m` was reset by its caller with `config` and
+/// `offset` on its ports (a test of the reset itself).
+pub fn continue_mpa_rx<M: ClockedModel + ?Sized>(
+    m: &mut M,
+    config: &FramingConfig,
+    offset: u64,
+    segments: &[Vec<u8>],
+    traffic: &Traffic,
+) -> Result<MpaRxRun, BenchError> {
+    feed_mpa_rx(m, config, offset, segments, traffic, false)
+}
+
+fn feed_mpa_rx<M: ClockedModel + ?Sized>(
+    m: &mut M,
+    config: &FramingConfig,
+    offset: u64,
+    segments: &[Vec<u8>],
+    traffic: &Traffic,
+    reset: bool,
+) -> Result<MpaRxRun, BenchError> {
     // The bench stops after `drain_cycles` quiet clocks: never before a verdict can be out.
     let traffic = &Traffic { drain_cycles: traffic.drain_cycles.max(crate::mpa_rx::LATENCY + 2), ..traffic.clone() };
     let input = AxisPorts::bind(m, "s_", true)?;
@@ -85,7 +108,9 @@ pub fn run_mpa_rx<M: ClockedModel + ?Sized>(
     let tkeep = output
         .tkeep
         .ok_or_else(|| BenchError::Port("no m_tkeep".into()))?;
-    m.reset(2);
+    if reset {
+        m.reset(2);
+    }
     // Verdicts and lengths of the frames as their last beats are taken; and no beat without an
     // octet (the receiver holds one back for the `tlast` beat), but for a frame of none.
     let mut verdicts: Vec<(bool, u64)> = Vec::new();
