@@ -362,3 +362,86 @@ pub fn random_frames(rng: &mut impl Rng, n: usize, min: usize, max: usize) -> Ve
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PORTS: [(&str, Dir, usize); 6] = [
+        ("s_tdata", Dir::In, 8),
+        ("s_tvalid", Dir::In, 1),
+        ("s_tready", Dir::Out, 1),
+        ("m_tdata", Dir::Out, 8),
+        ("m_tvalid", Dir::Out, 1),
+        ("m_tready", Dir::In, 1),
+    ];
+    const S_TREADY: usize = 2;
+
+    /// A one-octet sink that refuses every beat before cycle `opens_at`, then takes one a clock;
+    /// it never outputs anything.
+    struct Refuser {
+        opens_at: u64,
+        cycle: u64,
+        values: [u64; 6],
+    }
+
+    impl ClockedModel for Refuser {
+        fn port_id(&self, name: &str) -> Option<PortId> {
+            PORTS.iter().position(|p| p.0 == name).map(PortId)
+        }
+        fn port_count(&self) -> usize {
+            PORTS.len()
+        }
+        fn port_info(&self, p: PortId) -> (&str, Dir, usize) {
+            PORTS[p.0]
+        }
+        fn set(&mut self, p: PortId, v: u64) {
+            self.values[p.0] = v;
+        }
+        fn get(&self, p: PortId) -> u64 {
+            self.values[p.0]
+        }
+        fn set_bytes(&mut self, p: PortId, bytes: &[u8]) {
+            self.values[p.0] = bytes.first().copied().unwrap_or(0) as u64;
+        }
+        fn get_bytes(&self, p: PortId, out: &mut [u8]) {
+            out.fill(0);
+            if let Some(o) = out.first_mut() {
+                *o = self.values[p.0] as u8;
+            }
+        }
+        fn eval(&mut self) {
+            self.values[S_TREADY] = (self.cycle >= self.opens_at) as u64;
+        }
+        fn tick(&mut self) {
+            self.cycle += 1;
+        }
+        fn cycle(&self) -> u64 {
+            self.cycle
+        }
+    }
+
+    fn run(opens_at: u64) -> (Result<StreamRun, BenchError>, u64) {
+        let mut m = Refuser { opens_at, cycle: 0, values: [0; 6] };
+        let input = AxisPorts::bind(&m, "s_", true).unwrap();
+        let output = AxisPorts::bind(&m, "m_", false).unwrap();
+        let frames = [vec![1, 2, 3]];
+        let r = run_streams(&mut m, &[(&input, &frames[..])], &[&output], &Traffic::full_rate(), &mut |_, _| Ok(()));
+        (r, m.cycle)
+    }
+
+    /// A block that never takes its input fails the run as "stalled" once `STALL_CYCLES` pass
+    /// without a beat moving, instead of running forever (`Traffic::full_rate()` has no cycle
+    /// limit); one that takes it a little before that bound is not an error.
+    #[test]
+    fn a_block_that_never_takes_its_input_fails_as_stalled() {
+        let (r, cycles) = run(u64::MAX);
+        match r {
+            Err(BenchError::Failed(m)) => assert!(m.starts_with("stalled"), "{m}"),
+            other => panic!("expected a stall error, got {other:?}"),
+        }
+        assert!((STALL_CYCLES..STALL_CYCLES + 10).contains(&cycles), "gave up after {cycles} cycles");
+        let (r, _) = run(STALL_CYCLES - 10);
+        assert_eq!(r.unwrap().accepted_bytes[0], 3);
+    }
+}
