@@ -239,7 +239,7 @@ fn a_reset_mid_stream_empties_every_stage() {
             }
             let new = frame(offset, &mut rng);
             let segments = random_segments(&mut rng, &new, 3 * K);
-            let r = continue_mpa_rx(&mut m, &cfg, offset, &segments, &Traffic::full_rate()).unwrap();
+            let r = continue_mpa_rx(&mut m, offset, &segments, &Traffic::full_rate()).unwrap();
             compare(&r, cfg, offset, &new).unwrap_or_else(|e| panic!("W={K} reset of {hold}: {e}"));
             assert_eq!(r.good().len(), 4, "W={K} reset of {hold}");
         }

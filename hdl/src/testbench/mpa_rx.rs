@@ -54,34 +54,23 @@ pub fn run_mpa_rx<M: ClockedModel + ?Sized>(
     segments: &[Vec<u8>],
     traffic: &Traffic,
 ) -> Result<MpaRxRun, BenchError> {
-    feed_mpa_rx(m, config, offset, segments, traffic, true)
+    super::mpa_tx::set_framing_config(m, config, offset)?;
+    m.reset(2);
+    continue_mpa_rx(m, offset, segments, traffic)
 }
 
-/// As [`run_mpa_rx`], without the reset: `m` was reset by its caller with `config` and
-/// `offset` on its ports (a test of the reset itself).
+/// Feeds `segments` to `m` as it is: its caller configured and reset it, with `offset` the
+/// stream offset it loaded ([`run_mpa_rx`]; a test of the reset itself).
 pub fn continue_mpa_rx<M: ClockedModel + ?Sized>(
     m: &mut M,
-    config: &FramingConfig,
     offset: u64,
     segments: &[Vec<u8>],
     traffic: &Traffic,
-) -> Result<MpaRxRun, BenchError> {
-    feed_mpa_rx(m, config, offset, segments, traffic, false)
-}
-
-fn feed_mpa_rx<M: ClockedModel + ?Sized>(
-    m: &mut M,
-    config: &FramingConfig,
-    offset: u64,
-    segments: &[Vec<u8>],
-    traffic: &Traffic,
-    reset: bool,
 ) -> Result<MpaRxRun, BenchError> {
     // The bench stops after `drain_cycles` quiet clocks: never before a verdict can be out.
     let traffic = &Traffic { drain_cycles: traffic.drain_cycles.max(crate::mpa_rx::LATENCY + 2), ..traffic.clone() };
     let input = AxisPorts::bind(m, "s_", true)?;
     let output = AxisPorts::bind(m, "m_", false)?;
-    super::mpa_tx::set_framing_config(m, config, offset)?;
     let out = |m: &M, name: &str, width: usize| m.expect_port(name, Dir::Out, Some(width));
     let tuser = out(m, "m_tuser", 1)?;
     let len = out(m, "m_len", 16)?;
@@ -108,9 +97,6 @@ fn feed_mpa_rx<M: ClockedModel + ?Sized>(
     let tkeep = output
         .tkeep
         .ok_or_else(|| BenchError::Port("no m_tkeep".into()))?;
-    if reset {
-        m.reset(2);
-    }
     // Verdicts and lengths of the frames as their last beats are taken; and no beat without an
     // octet (the receiver holds one back for the `tlast` beat), but for a frame of none.
     let mut verdicts: Vec<(bool, u64)> = Vec::new();
