@@ -27,7 +27,10 @@
 //! registers in a few LUT levels and everything behind it is a final select:
 //! - comparisons are thermometers of equalities with constants and masks of high bits, never
 //!   carry chains: `e ≥ j` for each `j` in `1..=N` from "`c ≥ 4j`", "the FPDU has `j` words
-//!   left" and the start rules; `e` one-hot from those;
+//!   left" and the start rules; `e` one-hot from those. The thermometers of `r` and of the
+//!   Marker lane `mpos` are registers (`rge`, `mpl`), their next values picked by the count
+//!   from today's, wider (`r − e ≥ j` is `r ≥ j + e`), or at a start from the header's
+//!   ULPDU_Length (`⌈(2 + len)/4⌉ ≥ j` is `len ≥ 4j − 5`), so only `c` is compared in the loop;
 //! - the next `r`, `mpos`, `c` and the Marker flags are computed for every possible `e` from
 //!   registers, beside `e`, and picked by it;
 //! - the input beat is placed at an offset that depends on `c` only (a register): at `c`
@@ -87,6 +90,13 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     mk_q: DFF<Bit>,
     hw_q: DFF<Bit>,
     r: DFF<Bits<16>>,
+    /// Thermometers of `r` and `mpos`, registered beside them (bit `j`: `r ≥ j`, `mpos < j`):
+    /// the word count reads them where it compared `r` and `mpos` with constants (stop 50:
+    /// `mpos` → `mpos < j` → the word count → the next `r` was the receiver's path on every
+    /// seed at 134.2 MHz). The next ones are picked by the word count, like `r` and `mpos`,
+    /// from the wide thermometers of today's (`r − e ≥ j` is `r ≥ j + e`).
+    rge: DFF<Bits<18>>,
+    mpl: DFF<Bits<18>>,
     /// Between FPDUs (`r = 0`).
     st: DFF<Bit>,
     /// The first field of the FPDU waiting to start is in and bad: send its beat.
@@ -94,7 +104,6 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     // Combinational: the thermometers and the one-hot word count.
     c_ge: [Signal<Local, Bit>; E_MAX],
     r_is: [Signal<Local, Bit>; E_MAX],
-    r_ge: [Signal<Local, Bit>; E_MAX],
     mp_lt: [Signal<Local, Bit>; E_MAX],
     ge: [Signal<Local, Bit>; 18],
     oh: [Signal<Local, Bit>; E_MAX],
@@ -112,6 +121,29 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     hz_c: [Signal<Local, Bit>; E_MAX],
     mk_nx: Signal<Local, Bit>,
     hw_nx: Signal<Local, Bit>,
+    /// `r ≥ k` and `mpos < k` for `k` in `0..=2N + 1`; the start's `r ≥ j`; the picks.
+    rge_w: Signal<Local, Bits<40>>,
+    mplt_w: Signal<Local, Bits<40>>,
+    rge_st: Signal<Local, Bits<18>>,
+    /// `r`, `mpos` and ULPDU_Length one-hot (bit `v`: equal to `v`, for the small `v` the
+    /// thermometers need): `x < k` is then `x` one-hot masked to bits below `k`, no carry chain
+    /// (issue 26's rule for this stage; `>=` on the 32-bit length was a 16-cell carry chain in
+    /// front of `hh_q`).
+    r_oh: Signal<Local, Bits<40>>,
+    mp_oh: Signal<Local, Bits<40>>,
+    len_oh: Signal<Local, Bits<72>>,
+    len16: Signal<Local, Bits<16>>,
+    c_v16: [Constant<Bits<16>>; 72],
+    /// Bits `0..k` set.
+    c_low40: [Constant<Bits<40>>; 40],
+    c_low72: [Constant<Bits<72>>; 72],
+    c_one72: Constant<Bits<72>>,
+    rge_nx: Signal<Local, Bits<40>>,
+    mpl_nx: Signal<Local, Bits<40>>,
+    c_k16: [Constant<Bits<16>>; 40],
+    c_k7: [Constant<Bits<7>>; 40],
+    c_one40: Constant<Bits<40>>,
+    c_two18: Constant<Bits<18>>,
     // Combinational.
     adv: Signal<Local, Bit>,
     nt: Signal<Local, Bits<18>>,
@@ -187,11 +219,12 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             mk_q: Default::default(),
             hw_q: Default::default(),
             r: Default::default(),
+            rge: Default::default(),
+            mpl: Default::default(),
             st: Default::default(),
             hh_q: Default::default(),
             c_ge: Default::default(),
             r_is: Default::default(),
-            r_ge: Default::default(),
             mp_lt: Default::default(),
             ge: Default::default(),
             oh: Default::default(),
@@ -204,6 +237,23 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             hz_c: Default::default(),
             mk_nx: Default::default(),
             hw_nx: Default::default(),
+            rge_w: Default::default(),
+            mplt_w: Default::default(),
+            rge_st: Default::default(),
+            r_oh: Default::default(),
+            mp_oh: Default::default(),
+            len_oh: Default::default(),
+            len16: Default::default(),
+            c_v16: std::array::from_fn(|v| Constant::new((v as u64).into())),
+            c_low40: std::array::from_fn(|k| Constant::new(crate::bits::low_ones(k).into())),
+            c_low72: std::array::from_fn(|k| Constant::new(crate::bits::low_ones(k).into())),
+            c_one72: Constant::new(1u64.into()),
+            rge_nx: Default::default(),
+            mpl_nx: Default::default(),
+            c_k16: std::array::from_fn(|k| Constant::new((k as u64).into())),
+            c_k7: std::array::from_fn(|k| Constant::new((k as u64).into())),
+            c_one40: Constant::new(1u64.into()),
+            c_two18: Constant::new(2u64.into()),
             adv: Default::default(),
             at_start: Default::default(),
             hdr_whole: Default::default(),
@@ -255,7 +305,7 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
 impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, acc, c, woff, e_q, mpos, mk_q, hw_q, r, st, hh_q);
+        dff_setup!(self, clock, acc, c, woff, e_q, mpos, mk_q, hw_q, r, rge, mpl, st, hh_q);
         self.idle.next = (self.c.q.val() == 0) & self.st.q.val();
         self.adv.next = self.b.ready.val();
         self.at_start.next = self.st.q.val();
@@ -275,7 +325,6 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         for j in 0..E_MAX {
             self.c_ge[j].next = false;
             self.r_is[j].next = false;
-            self.r_ge[j].next = false;
             self.mp_lt[j].next = false;
             self.oh[j].next = false;
             self.toh[j].next = false;
@@ -290,12 +339,11 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             self.ge[j].next = false;
         }
 
-        // Thermometers from registers: `c ≥ 4j`, `r = j`, `r ≥ j`, `mpos < j`.
+        // Thermometers: `c ≥ 4j` from `c`; `r = j`, `r ≥ j`, `mpos < j` from registers.
         self.c_ge[0].next = true;
-        self.r_ge[0].next = true;
         self.mp_lt[0].next = false;
         for j in 0..(K / 4 + 1) {
-            self.r_is[j].next = self.r.q.val() == self.c_j16[j].val();
+            self.r_is[j].next = self.rge.q.val().get_bit(j) & !self.rge.q.val().get_bit(j + 1);
             self.r_c[j].next = self.r.q.val() - self.c_j16[j].val();
             self.mp_c[j].next = self.mpos.q.val() - self.c_j7[j].val();
             self.c_c[j].next = self.c.q.val() - self.c_4j[j].val();
@@ -305,8 +353,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         }
         for j in 1..(K / 4 + 1) {
             self.c_ge[j].next = self.c_ge[j - 1].val() & ((self.c.q.val() >> 2) != self.c_j8[j - 1].val());
-            self.r_ge[j].next = self.r_ge[j - 1].val() & !self.r_is[j - 1].val();
-            self.mp_lt[j].next = self.mp_lt[j - 1].val() | (self.mpos.q.val() == self.c_j7[j - 1].val());
+            self.mp_lt[j].next = self.mpl.q.val().get_bit(j);
         }
 
         // The start: the header word, behind a leading Marker, once it is whole — or once its
@@ -321,7 +368,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         // the window, which belongs to it when one of its words follows: `mpos < r`).
         for j in 1..E_MAX {
             self.ge[j].next = self.c_ge[j].val()
-                & (self.r_ge[j].val() | (self.r_is[j - 1].val() & self.mk_q.q.val() & self.mp_lt[j - 1].val()));
+                & (self.rge.q.val().get_bit(j) | (self.r_is[j - 1].val() & self.mk_q.q.val() & self.mp_lt[j - 1].val()));
             if self.at_start.val() {
                 self.ge[j].next = (self.hdr_whole.val() | self.hh_q.q.val())
                     & (self.c_is1[j].val() | (self.c_is2[j].val() & self.hw_q.q.val()));
@@ -376,8 +423,8 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         self.r_start.next = bit_cast::<16, 32>((self.len.val() + self.c_hdr_round.val()) >> 2);
         // The first field bad (judged for the next clock): a length of 0 or over MULPDU once its
         // two octets are in, or a leading Marker whose FPDUPTR is not 0.
-        self.len_bad.next =
-            (self.len.val() == 0) | (self.len.val() > bit_cast::<32, 16>(self.cfg_mulpdu.val()));
+        self.len16.next = bit_cast::<16, 32>(self.len.val());
+        self.len_bad.next = (self.len16.val() == 0) | (self.len16.val() > self.cfg_mulpdu.val());
         self.lead_bad.next = self.hw_q.q.val()
             & self.c_ge[1].val()
             & ((self.acc.q.val().get_bits::<8>(16) != 0)
@@ -439,6 +486,56 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
                 self.r_nx.next = self.r_nx.val() | self.r_c[j].val();
             }
         }
+        // The thermometers of the next `r` and `mpos`: today's, wide, shifted by the count
+        // (`r − e' ≥ j` is `r ≥ j + e'`; `mpos − e < j` is `e ≤ mpos < e + j`, no wrap for
+        // these small `e` and `j`), or at a start the header's `r ≥ j`.
+        self.r_oh.next = 0.into();
+        self.mp_oh.next = 0.into();
+        for k in 0..(K / 2 + 2) {
+            if self.r.q.val() == self.c_k16[k].val() {
+                self.r_oh.next = self.r_oh.val() | (self.c_one40.val() << k.to_bits::<8>());
+            }
+            if self.mpos.q.val() == self.c_k7[k].val() {
+                self.mp_oh.next = self.mp_oh.val() | (self.c_one40.val() << k.to_bits::<8>());
+            }
+        }
+        self.rge_w.next = 0.into();
+        self.mplt_w.next = 0.into();
+        for k in 0..(K / 2 + 2) {
+            if (self.r_oh.val() & self.c_low40[k].val()) == 0 {
+                self.rge_w.next = self.rge_w.val() | (self.c_one40.val() << k.to_bits::<8>());
+            }
+            if (self.mp_oh.val() & self.c_low40[k].val()) != 0 {
+                self.mplt_w.next = self.mplt_w.val() | (self.c_one40.val() << k.to_bits::<8>());
+            }
+        }
+        // `⌈(2 + len)/4⌉ ≥ j` is `len ≥ 4j − 5` (`HEADER_LEN + 3 = 5`; `j ≤ 1`: always).
+        self.len_oh.next = 0.into();
+        for v in 0..K {
+            if self.len16.val() == self.c_v16[v].val() {
+                self.len_oh.next = self.len_oh.val() | (self.c_one72.val() << v.to_bits::<8>());
+            }
+        }
+        self.rge_st.next = self.c_two18.val() | self.c_one18.val();
+        for j in 2..(K / 4 + 2) {
+            if (self.len_oh.val() & self.c_low72[4 * j - 5].val()) == 0 {
+                self.rge_st.next = self.rge_st.val() | (self.c_one18.val() << j.to_bits::<8>());
+            }
+        }
+        self.rge_nx.next = 0.into();
+        self.mpl_nx.next = 0.into();
+        for j in 0..(K / 4 + 1) {
+            if self.toh[j].val() {
+                self.rge_nx.next = self.rge_nx.val() | (self.rge_w.val() >> j.to_bits::<8>());
+            }
+            if self.oh[j].val() & !self.mplt_w.val().get_bit(j) {
+                self.mpl_nx.next = self.mpl_nx.val() | (self.mplt_w.val() >> j.to_bits::<8>());
+            }
+        }
+        self.rge.d.next = bit_cast::<18, 40>(self.rge_nx.val());
+        if self.at_start.val() & self.ge[1].val() {
+            self.rge.d.next = self.rge_st.val();
+        }
         self.c.d.next = self.c_nx.val();
         self.r.d.next = self.r_nx.val();
         if self.half.val() {
@@ -482,10 +579,18 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             self.mk_nx.next = (self.mpos_next.val() & self.c_n7_hi.val()) == 0;
             self.hw_nx.next = self.mpos_next.val() == self.c_zero7.val();
             self.r.d.next = 0.into();
+            self.rge.d.next = self.c_one18.val();
+            self.mpl_nx.next = 0.into();
+            for j in 1..(K / 4 + 1) {
+                if self.mpos_next.val() < self.c_k7[j].val() {
+                    self.mpl_nx.next = self.mpl_nx.val() | (self.c_one40.val() << j.to_bits::<8>());
+                }
+            }
             self.st.d.next = true;
             self.hh_q.d.next = false;
         }
         self.mpos.d.next = self.mpos_next.val();
+        self.mpl.d.next = bit_cast::<18, 40>(self.mpl_nx.val());
         self.mk_q.d.next = self.cfg_markers.val() & self.mk_nx.val();
         self.hw_q.d.next = self.cfg_markers.val() & self.hw_nx.val();
     }

@@ -41,6 +41,8 @@ pub struct Check<const D: usize, const K: usize, const D2: usize> {
     /// FPDU's length, its last beat and CRC verdict, the rule broken and what status reports.
     pub p_payload: Signal<In, Bits<D>>,
     pub p_cnt: Signal<In, Bits<8>>,
+    /// `p_cnt` as a tkeep (lanes `0..p_cnt`), registered by the prep stage.
+    pub p_keep: Signal<In, Bits<K>>,
     pub p_len: Signal<In, Bits<16>>,
     pub p_last: Signal<In, Bit>,
     pub p_crc_bad: Signal<In, Bit>,
@@ -95,20 +97,18 @@ pub struct Check<const D: usize, const K: usize, const D2: usize> {
     win: Signal<Local, Bits<D2>>,
     keep_t: Signal<Local, Bits<K>>,
     keep_o: Signal<Local, Bits<K>>,
-    /// `o` and `p_cnt` to their low bits (both are at most K); per value of `o`, its match;
-    /// `p_cnt ≥ u` per `u`; then `t > K` and the tkeep of `p_cnt` octets.
+    /// `o` to its low bits (it is at most K); per value of `o`, its match; then `t > K` and
+    /// the tkeep of `p_cnt` octets.
     o_lo: Signal<Local, Bits<8>>,
-    p_lo: Signal<Local, Bits<8>>,
     o_eq: Signal<Local, Bit>,
-    ge_p: Signal<Local, Bit>,
     gt_k: Signal<Local, Bit>,
     keep_p: Signal<Local, Bits<K>>,
     c_k: Constant<Bits<8>>,
+    /// `K + 1 − u`: the `o` with which `u` more octets make `t > K`.
+    c_o_gt: [Constant<Bits<8>>; 65],
     c_err_crc: Constant<Bits<2>>,
     c_err_len: Constant<Bits<2>>,
     c_one_k: Constant<Bits<K>>,
-    /// Lane K − 1 alone.
-    c_top_k: Constant<Bits<K>>,
     /// `2K − 1`: the bits that hold 0..=K.
     c_omask: Constant<Bits<8>>,
     c_all_k: Constant<Bits<K>>,
@@ -122,6 +122,7 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Check<D, K, D2
             reset: Default::default(),
             p_payload: Default::default(),
             p_cnt: Default::default(),
+            p_keep: Default::default(),
             p_len: Default::default(),
             p_last: Default::default(),
             p_crc_bad: Default::default(),
@@ -169,16 +170,14 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Check<D, K, D2
             keep_t: Default::default(),
             keep_o: Default::default(),
             o_lo: Default::default(),
-            p_lo: Default::default(),
             o_eq: Default::default(),
-            ge_p: Default::default(),
             gt_k: Default::default(),
             keep_p: Default::default(),
             c_k: Constant::new((K as u64).into()),
+            c_o_gt: std::array::from_fn(|u| Constant::new(((K + 1).saturating_sub(u) as u64).into())),
             c_err_crc: Constant::new(ERR_CRC.into()),
             c_err_len: Constant::new(ERR_LENGTH.into()),
             c_one_k: Constant::new(1u64.into()),
-            c_top_k: Constant::new((1u64 << (K - 1)).into()),
             c_omask: Constant::new(((2 * K - 1) as u64).into()),
             c_all_k: Constant::new(crate::bits::low_ones(K).into()),
             c_dbits: Constant::new((D as u64).into()),
@@ -219,8 +218,12 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
 
         // The beat's ULPDU octets appended behind the `o` held.
         self.t.next = self.o.q.val() + self.p_cnt.val();
+        // Shifted by `o`'s low bits alone (`o ≤ K`): a shift by all eight bits was a shifter
+        // whose high stages zero the window, and `o`'s bit 6 through them to `m_data` was the
+        // receiver's critical path on one seed at stop 50 (141.6 MHz).
+        self.o_lo.next = self.o.q.val() & self.c_omask.val();
         self.win.next = bit_cast::<D2, D>(self.ob.q.val())
-            | (bit_cast::<D2, D>(self.p_payload.val()) << (bit_cast::<16, 8>(self.o.q.val()) << 3));
+            | (bit_cast::<D2, D>(self.p_payload.val()) << (bit_cast::<16, 8>(self.o_lo.val()) << 3));
 
         // tkeep of a closing beat of o octets.
         self.keep_o.next = 0.into();
@@ -230,22 +233,15 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
             }
         }
         // Whether the window holds more than a beat (`t > K`) and the tkeep of a closing beat of
-        // t octets, from `o` and `p_cnt` alone (no carry chain of `o + p_cnt` in front of the
-        // selects of `ob` and `m_keep`), as equalities of their low bits (both are at most K),
-        // which synthesis maps to a few LUTs where a comparison would be a carry chain. From
-        // u = K down to 1: `p_cnt ≥ u` (`ge_p`) is lane u − 1 of `p_cnt`'s tkeep (`keep_p`),
-        // and with `o == K + 1 − u` it makes `t > K`.
-        self.o_lo.next = self.o.q.val() & self.c_omask.val();
-        self.p_lo.next = self.p_cnt.val() & self.c_omask.val();
-        self.ge_p.next = false;
+        // t octets, from `o` and `p_cnt`'s tkeep alone (no carry chain of `o + p_cnt` in front
+        // of the selects of `ob` and `m_keep`, and no compare of `p_cnt`: the prep stage
+        // registers its tkeep): `p_cnt ≥ u` (lane `u − 1` of that tkeep) with `o == K + 1 − u`.
+        self.keep_p.next = self.p_keep.val();
         self.gt_k.next = false;
-        self.keep_p.next = 0.into();
-        for i in 0..K {
-            self.ge_p.next = self.ge_p.val() | (self.p_lo.val() == (self.c_k.val() - i.to_bits::<8>()));
-            if self.ge_p.val() {
-                self.keep_p.next = self.keep_p.val() | (self.c_top_k.val() >> i.to_bits::<16>());
+        for u in 1..(K + 1) {
+            if (self.o_lo.val() == self.c_o_gt[u].val()) & self.p_keep.val().get_bit(u - 1) {
+                self.gt_k.next = true;
             }
-            self.gt_k.next = self.gt_k.val() | ((self.o_lo.val() == (i + 1).to_bits::<8>()) & self.ge_p.val());
         }
         self.keep_t.next = 0.into();
         for i in 0..(K + 1) {

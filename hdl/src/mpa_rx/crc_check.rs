@@ -154,6 +154,16 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     p_d: DFF<Bits<16>>,
     p_bm: DFF<Bits<16>>,
     p_bad_first: DFF<Bit>,
+    /// Stage 1's length verdict for a first beat: ULPDU_Length 0 or over MULPDU, judged for
+    /// both places of the header word (lane 0, lane 1 behind a leading Marker) side by side
+    /// and picked by the leading Marker, so stage 2's `q_len_bad` is an AND of registers
+    /// (stop 50: `p_mkl` → the header word → the comparison → `q_len_bad` limited the
+    /// receiver at 142.8 MHz on seed 1).
+    p_len_bad: DFF<Bit>,
+    len_bad0: Signal<Local, Bit>,
+    len_bad1: Signal<Local, Bit>,
+    len0: Signal<Local, Bits<16>>,
+    len1: Signal<Local, Bits<16>>,
     c_ptr_mask: Constant<Bits<16>>,
     c_marker_len: Constant<Bits<32>>,
     lead_mk: Signal<Local, Bit>,
@@ -252,6 +262,11 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             p_d: Default::default(),
             p_bm: Default::default(),
             p_bad_first: Default::default(),
+            p_len_bad: Default::default(),
+            len_bad0: Default::default(),
+            len_bad1: Default::default(),
+            len0: Default::default(),
+            len1: Default::default(),
             c_ptr_mask: Constant::new((FPDUPTR_MASK as u64).into()),
             c_marker_len: Constant::new((MARKER_LEN as u64).into()),
             c_mk_exp: Default::default(),
@@ -286,7 +301,7 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, p_words, p_n, p_first, p_last, p_mk, p_mkl, p_base, p_nt, p_valid, p_ld, p_msel, p_found, p_d, p_bm, p_bad_first, crc_r, q_words, q_first, q_last, q_mkl, q_base, q_found, q_calc, q_valid, q_raw,
+            self, clock, p_words, p_n, p_first, p_last, p_mk, p_mkl, p_base, p_nt, p_valid, p_ld, p_msel, p_found, p_d, p_bm, p_bad_first, p_len_bad, crc_r, q_words, q_first, q_last, q_mkl, q_base, q_found, q_calc, q_valid, q_raw,
             q_raw_keep, q_lane_keep, q_len_in, q_hdr_at, q_mk_off, q_mk_found, q_mk_exp, q_mk_bad, q_len_bad, hdr_off
         );
         self.c_words.next = self.q_words.q.val();
@@ -365,6 +380,13 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
             | (self.mk4.val() & self.nfm.val()))
             << 1)
             | self.c_one16.val();
+
+        // The length rule for both places of the header word (big-endian ULPDU_Length).
+        self.len0.next = (bit_cast::<16, D>(self.b.words.val()) << 8) | (bit_cast::<16, D>(self.b.words.val()) >> 8);
+        self.len1.next =
+            (bit_cast::<16, D>(self.b.words.val() >> 32) << 8) | (bit_cast::<16, D>(self.b.words.val() >> 32) >> 8);
+        self.len_bad0.next = (self.len0.val() == 0) | (self.len0.val() > self.cfg_mulpdu.val());
+        self.len_bad1.next = (self.len1.val() == 0) | (self.len1.val() > self.cfg_mulpdu.val());
 
         // Stage 2: `A_{4m}·R ⊕ L(d)`.
         self.placed.next = 0.into();
@@ -461,6 +483,10 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
                 self.p_d.d.next = self.sv.val() + self.cv.val();
                 self.p_bm.d.next = self.base16.val() + self.mk4.val();
                 self.p_bad_first.d.next = (self.found.val() & self.c_ptr_mask.val()) != self.mk4.val();
+                self.p_len_bad.d.next = self.len_bad0.val();
+                if self.b.mk.val() & (self.b.mkl.val() == 0) {
+                    self.p_len_bad.d.next = self.len_bad1.val();
+                }
             }
         }
         // The networks' results are taken in statements of their own, whose conditions read
@@ -486,8 +512,7 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
                 self.q_mk_found.d.next = self.p_found.q.val();
                 self.q_mk_exp.d.next = self.expected.val();
                 self.q_mk_bad.d.next = self.mk_bad.val();
-                self.q_len_bad.d.next = self.p_first.q.val()
-                    & ((self.len_in.val() == 0) | (self.len_in.val() > self.cfg_mulpdu.val()));
+                self.q_len_bad.d.next = self.p_first.q.val() & self.p_len_bad.q.val();
                 self.hdr_off.d.next = self.hdr_off_eff.val();
                 self.q_words.d.next = self.p_words.q.val();
                 self.q_first.d.next = self.p_first.q.val();

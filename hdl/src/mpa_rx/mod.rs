@@ -323,6 +323,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
 
         self.check.p_payload.next = self.prep.p_payload.val();
         self.check.p_cnt.next = self.prep.p_cnt.val();
+        self.check.p_keep.next = self.prep.p_keep.val();
         self.check.p_len.next = self.prep.p_len.val();
         self.check.p_last.next = self.prep.p_last.val();
         self.check.p_crc_bad.next = self.prep.p_crc_bad.val();

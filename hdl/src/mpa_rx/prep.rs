@@ -60,6 +60,10 @@ pub struct Prep<const D: usize, const K: usize> {
     /// `p_kind` is 0).
     pub p_payload: Signal<Out, Bits<D>>,
     pub p_cnt: Signal<Out, Bits<8>>,
+    /// `p_cnt` as a tkeep (bit `i` set when `i < p_cnt`): the check stage's window sizes come
+    /// from it with no compare of `p_cnt` (stop 50: the prep stage's count → the check stage's
+    /// `t > K` → `m_data` was the receiver's path on one seed at 142.3 MHz).
+    pub p_keep: Signal<Out, Bits<K>>,
     pub p_len: Signal<Out, Bits<16>>,
     pub p_last: Signal<Out, Bit>,
     pub p_crc_bad: Signal<Out, Bit>,
@@ -76,6 +80,9 @@ pub struct Prep<const D: usize, const K: usize> {
     // The output registers.
     q_payload: DFF<Bits<D>>,
     q_cnt: DFF<Bits<8>>,
+    q_keep: DFF<Bits<K>>,
+    octet_keep: Signal<Local, Bits<K>>,
+    c_one_k: Constant<Bits<K>>,
     q_len: DFF<Bits<16>>,
     q_last: DFF<Bit>,
     q_crc_bad: DFF<Bit>,
@@ -120,6 +127,7 @@ impl<const D: usize, const K: usize> Default for Prep<D, K> {
             b_crc_calc: Default::default(),
             p_payload: Default::default(),
             p_cnt: Default::default(),
+            p_keep: Default::default(),
             p_len: Default::default(),
             p_last: Default::default(),
             p_crc_bad: Default::default(),
@@ -134,6 +142,9 @@ impl<const D: usize, const K: usize> Default for Prep<D, K> {
             fstart: Default::default(),
             q_payload: Default::default(),
             q_cnt: Default::default(),
+            q_keep: Default::default(),
+            octet_keep: Default::default(),
+            c_one_k: Constant::new(1u64.into()),
             q_len: Default::default(),
             q_last: Default::default(),
             q_crc_bad: Default::default(),
@@ -175,11 +186,12 @@ impl<const D: usize, const K: usize> Logic for Prep<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, u, len_q, fstart, q_payload, q_cnt, q_len, q_last, q_crc_bad, q_kind, q_err_off,
+            self, clock, u, len_q, fstart, q_payload, q_cnt, q_keep, q_len, q_last, q_crc_bad, q_kind, q_err_off,
             q_err_found, q_err_exp, q_valid
         );
         self.p_payload.next = self.q_payload.q.val();
         self.p_cnt.next = self.q_cnt.q.val();
+        self.p_keep.next = self.q_keep.q.val();
         self.p_len.next = self.q_len.q.val();
         self.p_last.next = self.q_last.q.val();
         self.p_crc_bad.next = self.q_crc_bad.q.val();
@@ -224,9 +236,11 @@ impl<const D: usize, const K: usize> Logic for Prep<D, K> {
         }
         // Octet i is the ULPDU's when i < raw (the CRC stage's thermometer) and i < u.
         self.byte_mask.next = 0.into();
+        self.octet_keep.next = 0.into();
         for i in 0..K {
             if self.b_raw_keep.val().get_bit(i) & (i.to_bits::<16>() < self.u_eff.val()) {
                 self.byte_mask.next = self.byte_mask.val() | (self.c_byte_d.val() << (i * 8).to_bits::<16>());
+                self.octet_keep.next = self.octet_keep.val() | (self.c_one_k.val() << i.to_bits::<16>());
             }
         }
 
@@ -248,6 +262,7 @@ impl<const D: usize, const K: usize> Logic for Prep<D, K> {
                 self.fstart.d.next = self.fstart_eff.val();
                 self.q_payload.d.next = self.payload.val() & self.byte_mask.val();
                 self.q_cnt.d.next = self.m_cnt.val();
+                self.q_keep.d.next = self.octet_keep.val();
                 self.q_len.d.next = self.len_eff.val();
                 self.q_last.d.next = self.b_last.val();
                 self.q_crc_bad.d.next =
