@@ -97,6 +97,11 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     /// from the wide thermometers of today's (`r − e ≥ j` is `r ≥ j + e`).
     rge: DFF<Bits<18>>,
     mpl: DFF<Bits<18>>,
+    /// And `c`'s, in words (bit `m`: `c ≥ 4m`), so the word count compares nothing: the next
+    /// one is today's shifted down by the words out and, for a beat taken, up by its whole
+    /// words and the carry of the octets below a word (`c = 4w + b`, `count = 4v + d`:
+    /// `c − 4e + count ≥ 4m` is `w ≥ m + e − v − (b + d ≥ 4)`).
+    cw: DFF<Bits<64>>,
     /// Between FPDUs (`r = 0`).
     st: DFF<Bit>,
     /// The first field of the FPDU waiting to start is in and bad: send its beat.
@@ -139,6 +144,14 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     c_low72: [Constant<Bits<72>>; 72],
     c_one72: Constant<Bits<72>>,
     rge_nx: Signal<Local, Bits<40>>,
+    cw_in: Signal<Local, Bits<64>>,
+    cw_nx: Signal<Local, Bits<64>>,
+    cw_up: Signal<Local, Bits<8>>,
+    /// `c ≥ 4m` can hold for `m ≤ 2N` only (`c ≤ 2K`).
+    c_cw_mask: Constant<Bits<64>>,
+    c_one64: Constant<Bits<64>>,
+    c_three8: Constant<Bits<8>>,
+    c_four8: Constant<Bits<8>>,
     mpl_nx: Signal<Local, Bits<40>>,
     c_k16: [Constant<Bits<16>>; 40],
     c_k7: [Constant<Bits<7>>; 40],
@@ -221,6 +234,7 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             r: Default::default(),
             rge: Default::default(),
             mpl: Default::default(),
+            cw: Default::default(),
             st: Default::default(),
             hh_q: Default::default(),
             c_ge: Default::default(),
@@ -249,6 +263,13 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             c_low72: std::array::from_fn(|k| Constant::new(crate::bits::low_ones(k).into())),
             c_one72: Constant::new(1u64.into()),
             rge_nx: Default::default(),
+            cw_in: Default::default(),
+            cw_nx: Default::default(),
+            cw_up: Default::default(),
+            c_cw_mask: Constant::new(crate::bits::low_ones(K / 2 + 1).into()),
+            c_one64: Constant::new(1u64.into()),
+            c_three8: Constant::new(3u64.into()),
+            c_four8: Constant::new(4u64.into()),
             mpl_nx: Default::default(),
             c_k16: std::array::from_fn(|k| Constant::new((k as u64).into())),
             c_k7: std::array::from_fn(|k| Constant::new((k as u64).into())),
@@ -305,7 +326,7 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
 impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, acc, c, woff, e_q, mpos, mk_q, hw_q, r, rge, mpl, st, hh_q);
+        dff_setup!(self, clock, acc, c, woff, e_q, mpos, mk_q, hw_q, r, rge, mpl, cw, st, hh_q);
         self.idle.next = (self.c.q.val() == 0) & self.st.q.val();
         self.adv.next = self.b.ready.val();
         self.at_start.next = self.st.q.val();
@@ -339,7 +360,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             self.ge[j].next = false;
         }
 
-        // Thermometers: `c ≥ 4j` from `c`; `r = j`, `r ≥ j`, `mpos < j` from registers.
+        // Thermometers, from registers: `c ≥ 4j`, `r = j`, `r ≥ j`, `mpos < j`.
         self.c_ge[0].next = true;
         self.mp_lt[0].next = false;
         for j in 0..(K / 4 + 1) {
@@ -352,7 +373,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             self.hz_c[j].next = self.mpos.q.val() == self.c_j7[j].val();
         }
         for j in 1..(K / 4 + 1) {
-            self.c_ge[j].next = self.c_ge[j - 1].val() & ((self.c.q.val() >> 2) != self.c_j8[j - 1].val());
+            self.c_ge[j].next = self.cw.q.val().get_bit(j);
             self.mp_lt[j].next = self.mpl.q.val().get_bit(j);
         }
 
@@ -378,7 +399,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             }
         }
         self.e.next = 0.into();
-        self.ge[0].next = true;
+        self.ge[0].next = self.c_ge[0].val(); // true: `c ≥ 0`
         self.oh[0].next = self.ge[0].val() & !self.ge[1].val();
         for j in 1..E_MAX {
             self.oh[j].next = self.ge[j].val() & !self.ge[j + 1].val();
@@ -536,10 +557,27 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         if self.at_start.val() & self.ge[1].val() {
             self.rge.d.next = self.rge_st.val();
         }
+        // `c`'s thermometer likewise (see `cw`): the beat's carry and words shift it up, filling
+        // with ones (`!(!cw << up)`), the words out shift it down.
+        self.cw_up.next = (self.s_count.val() >> 2)
+            + ((((self.c.q.val() & self.c_three8.val()) + (self.s_count.val() & self.c_three8.val())) & self.c_four8.val()) >> 2);
+        self.cw_in.next = !((!self.cw.q.val()) << self.cw_up.val());
+        self.cw_nx.next = 0.into();
+        for j in 0..(K / 4 + 1) {
+            if self.oh[j].val() {
+                if self.accept.val() {
+                    self.cw_nx.next = self.cw_nx.val() | (self.cw_in.val() >> j.to_bits::<8>());
+                } else {
+                    self.cw_nx.next = self.cw_nx.val() | (self.cw.q.val() >> j.to_bits::<8>());
+                }
+            }
+        }
         self.c.d.next = self.c_nx.val();
+        self.cw.d.next = self.cw_nx.val() & self.c_cw_mask.val();
         self.r.d.next = self.r_nx.val();
         if self.half.val() {
             self.c.d.next = 0.into();
+            self.cw.d.next = self.c_one64.val();
         }
         if self.at_start.val() & self.ge[1].val() {
             self.r.d.next = self.r_start.val();
@@ -572,6 +610,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         if self.reset.val() {
             self.acc.d.next = 0.into();
             self.c.d.next = 0.into();
+            self.cw.d.next = self.c_one64.val();
             self.woff.d.next = self.cfg_offset.val();
             self.e_q.d.next = 0.into();
             // The lane of the first Marker: (512 - offset mod 512) / 4, mod 128.
