@@ -27,10 +27,10 @@
 //! registers in a few LUT levels and everything behind it is a final select:
 //! - comparisons are thermometers of equalities with constants and masks of high bits, never
 //!   carry chains: `e ≥ j` for each `j` in `1..=N` from "`c ≥ 4j`", "the FPDU has `j` words
-//!   left" and the start rules; `e` one-hot from those. The thermometers of `r` and of the
-//!   Marker lane `mpos` are registers (`rge`, `mpl`), their next values picked by the count
-//!   from today's, wider (`r − e ≥ j` is `r ≥ j + e`), or at a start from the header's
-//!   ULPDU_Length (`⌈(2 + len)/4⌉ ≥ j` is `len ≥ 4j − 5`), so only `c` is compared in the loop;
+//!   left" and the start rules; `e` one-hot from those. The thermometers of `c`, `r` and the
+//!   Marker lane `mpos` are registers (`cw`, `rge`, `mpl`), their next values picked by the
+//!   count from today's, shifted (`r − e ≥ j` is `r ≥ j + e`), or at a start from the header's
+//!   ULPDU_Length (`⌈(2 + len)/4⌉ ≥ j` is `len ≥ 4j − 5`), so the loop compares nothing;
 //! - the next `r`, `mpos`, `c` and the Marker flags are computed for every possible `e` from
 //!   registers, beside `e`, and picked by it;
 //! - the input beat is placed at an offset that depends on `c` only (a register): at `c`
