@@ -12,7 +12,7 @@
  *     reference for benches).
  *
  * Prints one line per event on stdout: READY, COMM_UP, ECHO_OK <n>, ECHO_BAD <i>, RECV <n>,
- * SHUTDOWN_COMP, COMM_LOST, ABORT, CANT_START, DONE. Exit status 0 only when everything the
+ * SHUTDOWN_COMP, COMM_LOST, ABORT, CANT_START, DONE, FINISH_PENDING. Exit status 0 only when everything the
  * mode expects happened (messages intact, association ended by SHUTDOWN-COMPLETE). */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -196,6 +196,12 @@ int main(int argc, char **argv) {
     }
     if (state != 1) ok = 0;
     say(ok ? "DONE" : "FAILED");
-    while (usrsctp_finish() != 0) usleep(10000);
+    /* The stack's own teardown, after the association has ended: usrsctp_finish() fails while
+     * any endpoint is still listed, and on one loaded CI run (stop 51) it never succeeded
+     * within 20 s after a clean SHUTDOWN-COMPLETE and DONE. It is not the exchange under test,
+     * so it gets 2 s and a line saying it did not finish; the exit status is the exchange's. */
+    int tries = 0;
+    while (usrsctp_finish() != 0 && ++tries < 200) usleep(10000);
+    if (tries >= 200) say("FINISH_PENDING");
     return ok ? 0 : 1;
 }
