@@ -64,7 +64,11 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     /// - `c_lane_keep`: bit `l` set when word lane `l` keeps its word (no Marker, or the
     ///   Marker is in a higher lane); a clear bit takes the word of lane `l + 1`;
     /// - `c_len_in`: on a first beat, the ULPDU_Length (octets 0–1 of the Marker-free words,
-    ///   big-endian);
+    ///   big-endian); `c_len_keep` its thermometer over the beat's octets (bit `i` set when
+    ///   `i < c_len_in`) and `c_len_big` whether it is at least `2K`, so that the prep stage
+    ///   masks a first beat and starts its own thermometer of the octets due from registers
+    ///   (stop 51: `c_len_in` → the prep stage's `i < u` → byte mask was the receiver's path
+    ///   on every seed at 143.3 MHz);
     /// - `c_hdr_at`: the stream offset of the header's word, `base + 4` when a Marker leads;
     /// - `c_mk_off`, `c_mk_found`: the Marker's stream offset and its FPDUPTR (big-endian);
     /// - `c_mk_exp`, `c_mk_bad`: the FPDUPTR due (back to the FPDU's header, 0 before it) and
@@ -78,6 +82,8 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     pub c_raw_keep: Signal<Out, Bits<K>>,
     pub c_lane_keep: Signal<Out, Bits<16>>,
     pub c_len_in: Signal<Out, Bits<16>>,
+    pub c_len_keep: Signal<Out, Bits<K>>,
+    pub c_len_big: Signal<Out, Bit>,
     pub c_hdr_at: Signal<Out, Bits<32>>,
     pub c_mk_off: Signal<Out, Bits<32>>,
     pub c_mk_found: Signal<Out, Bits<16>>,
@@ -128,6 +134,8 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     q_raw_keep: DFF<Bits<K>>,
     q_lane_keep: DFF<Bits<16>>,
     q_len_in: DFF<Bits<16>>,
+    q_len_keep: DFF<Bits<K>>,
+    q_len_big: DFF<Bit>,
     q_hdr_at: DFF<Bits<32>>,
     q_mk_off: DFF<Bits<32>>,
     q_mk_found: DFF<Bits<16>>,
@@ -137,6 +145,12 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     hdr_off: DFF<Bits<16>>,
     hdr_at: Signal<Local, Bits<32>>,
     len_in: Signal<Local, Bits<16>>,
+    len_big: Signal<Local, Bit>,
+    len_low: Signal<Local, Bits<8>>,
+    len_keep: Signal<Local, Bits<K>>,
+    c_big16: Constant<Bits<16>>,
+    c_low8: Constant<Bits<8>>,
+    c_one_k: Constant<Bits<K>>,
     mk_off: Signal<Local, Bits<32>>,
     found: Signal<Local, Bits<16>>,
     hdr_off_eff: Signal<Local, Bits<16>>,
@@ -239,6 +253,8 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             q_raw_keep: Default::default(),
             q_lane_keep: Default::default(),
             q_len_in: Default::default(),
+            q_len_keep: Default::default(),
+            q_len_big: Default::default(),
             q_hdr_at: Default::default(),
             q_mk_off: Default::default(),
             q_mk_found: Default::default(),
@@ -248,6 +264,12 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             hdr_off: Default::default(),
             hdr_at: Default::default(),
             len_in: Default::default(),
+            len_big: Default::default(),
+            len_low: Default::default(),
+            len_keep: Default::default(),
+            c_big16: Constant::new((!(2 * K as u64 - 1) & 0xFFFF).into()),
+            c_low8: Constant::new((2 * K as u64 - 1).into()),
+            c_one_k: Constant::new(1u64.into()),
             mk_off: Default::default(),
             found: Default::default(),
             hdr_off_eff: Default::default(),
@@ -288,6 +310,8 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             c_raw_keep: Default::default(),
             c_lane_keep: Default::default(),
             c_len_in: Default::default(),
+            c_len_keep: Default::default(),
+            c_len_big: Default::default(),
             c_hdr_at: Default::default(),
             c_mk_off: Default::default(),
             c_mk_found: Default::default(),
@@ -302,7 +326,7 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, p_words, p_n, p_first, p_last, p_mk, p_mkl, p_base, p_nt, p_valid, p_ld, p_msel, p_found, p_d, p_bm, p_bad_first, p_len_bad, crc_r, q_words, q_first, q_last, q_mkl, q_base, q_found, q_calc, q_valid, q_raw,
-            q_raw_keep, q_lane_keep, q_len_in, q_hdr_at, q_mk_off, q_mk_found, q_mk_exp, q_mk_bad, q_len_bad, hdr_off
+            q_raw_keep, q_lane_keep, q_len_in, q_len_keep, q_len_big, q_hdr_at, q_mk_off, q_mk_found, q_mk_exp, q_mk_bad, q_len_bad, hdr_off
         );
         self.c_words.next = self.q_words.q.val();
         self.c_first.next = self.q_first.q.val();
@@ -317,6 +341,8 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         self.c_raw_keep.next = self.q_raw_keep.q.val();
         self.c_lane_keep.next = self.q_lane_keep.q.val();
         self.c_len_in.next = self.q_len_in.q.val();
+        self.c_len_keep.next = self.q_len_keep.q.val();
+        self.c_len_big.next = self.q_len_big.q.val();
         self.c_hdr_at.next = self.q_hdr_at.q.val();
         self.c_mk_off.next = self.q_mk_off.q.val();
         self.c_mk_found.next = self.q_mk_found.q.val();
@@ -448,6 +474,16 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
             self.hdr_word.next = bit_cast::<16, D>(self.p_words.q.val() >> 32);
         }
         self.len_in.next = (self.hdr_word.val() << 8) | (self.hdr_word.val() >> 8);
+        // Its thermometer: `len ≥ 2K` sets every bit; below, compares of its low bits (`2K ≤
+        // 128`) with constants.
+        self.len_big.next = (self.len_in.val() & self.c_big16.val()).any();
+        self.len_low.next = bit_cast::<8, 16>(self.len_in.val()) & self.c_low8.val();
+        self.len_keep.next = 0.into();
+        for i in 0..K {
+            if self.len_big.val() | (i.to_bits::<8>() < self.len_low.val()) {
+                self.len_keep.next = self.len_keep.val() | (self.c_one_k.val() << i.to_bits::<16>());
+            }
+        }
         self.hdr_at.next = self.p_base.q.val();
         if self.lead_mk.val() {
             self.hdr_at.next = self.p_base.q.val() + self.c_marker_len.val();
@@ -507,6 +543,8 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
                 self.q_raw_keep.d.next = self.raw_keep.val();
                 self.q_lane_keep.d.next = self.lane_keep.val();
                 self.q_len_in.d.next = self.len_in.val();
+                self.q_len_keep.d.next = self.len_keep.val();
+                self.q_len_big.d.next = self.len_big.val();
                 self.q_hdr_at.d.next = self.hdr_at.val();
                 self.q_mk_off.d.next = self.mk_off.val();
                 self.q_mk_found.d.next = self.p_found.q.val();

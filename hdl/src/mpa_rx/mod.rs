@@ -312,6 +312,8 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
         self.prep.b_raw_keep.next = self.crcc.c_raw_keep.val();
         self.prep.b_lane_keep.next = self.crcc.c_lane_keep.val();
         self.prep.b_len_in.next = self.crcc.c_len_in.val();
+        self.prep.b_len_keep.next = self.crcc.c_len_keep.val();
+        self.prep.b_len_big.next = self.crcc.c_len_big.val();
         self.prep.b_hdr_at.next = self.crcc.c_hdr_at.val();
         self.prep.b_mk_off.next = self.crcc.c_mk_off.val();
         self.prep.b_mk_found.next = self.crcc.c_mk_found.val();

@@ -47,6 +47,8 @@ pub struct Prep<const D: usize, const K: usize> {
     pub b_raw_keep: Signal<In, Bits<K>>,
     pub b_lane_keep: Signal<In, Bits<16>>,
     pub b_len_in: Signal<In, Bits<16>>,
+    pub b_len_keep: Signal<In, Bits<K>>,
+    pub b_len_big: Signal<In, Bit>,
     pub b_hdr_at: Signal<In, Bits<32>>,
     pub b_mk_off: Signal<In, Bits<32>>,
     pub b_mk_found: Signal<In, Bits<16>>,
@@ -75,6 +77,11 @@ pub struct Prep<const D: usize, const K: usize> {
     pub p_ready: Signal<In, Bit>,
     // The FPDU's state, advanced by every beat taken.
     u: DFF<Bits<16>>,
+    /// `u`'s thermometer over the beat's octets (bit `i` set when `i < u`) and `u ≥ 2K`:
+    /// the byte mask reads a register (stop 51: `i < u` behind `u`'s first-beat mux, a 16-bit
+    /// carry chain, then the mask, was the receiver's path on every seed at 143.3 MHz).
+    ut: DFF<Bits<K>>,
+    u_big: DFF<Bit>,
     len_q: DFF<Bits<16>>,
     fstart: DFF<Bits<32>>,
     // The output registers.
@@ -97,6 +104,13 @@ pub struct Prep<const D: usize, const K: usize> {
     nomk: Signal<Local, Bits<D>>,
     len_eff: Signal<Local, Bits<16>>,
     u_eff: Signal<Local, Bits<16>>,
+    ut_eff: Signal<Local, Bits<K>>,
+    big_eff: Signal<Local, Bit>,
+    u_low: Signal<Local, Bits<8>>,
+    u_rest: Signal<Local, Bits<8>>,
+    ut_next: Signal<Local, Bits<K>>,
+    c_low8: Constant<Bits<8>>,
+    c_two_k: Constant<Bits<16>>,
     short: Signal<Local, Bit>,
     payload: Signal<Local, Bits<D>>,
     m_cnt: Signal<Local, Bits<8>>,
@@ -138,6 +152,8 @@ impl<const D: usize, const K: usize> Default for Prep<D, K> {
             p_valid: Default::default(),
             p_ready: Default::default(),
             u: Default::default(),
+            ut: Default::default(),
+            u_big: Default::default(),
             len_q: Default::default(),
             fstart: Default::default(),
             q_payload: Default::default(),
@@ -158,6 +174,13 @@ impl<const D: usize, const K: usize> Default for Prep<D, K> {
             nomk: Default::default(),
             len_eff: Default::default(),
             u_eff: Default::default(),
+            ut_eff: Default::default(),
+            big_eff: Default::default(),
+            u_low: Default::default(),
+            u_rest: Default::default(),
+            ut_next: Default::default(),
+            c_low8: Constant::new((2 * K as u64 - 1).into()),
+            c_two_k: Constant::new((2 * K as u64).into()),
             short: Default::default(),
             payload: Default::default(),
             m_cnt: Default::default(),
@@ -168,6 +191,8 @@ impl<const D: usize, const K: usize> Default for Prep<D, K> {
             b_raw_keep: Default::default(),
             b_lane_keep: Default::default(),
             b_len_in: Default::default(),
+            b_len_keep: Default::default(),
+            b_len_big: Default::default(),
             b_hdr_at: Default::default(),
             b_mk_off: Default::default(),
             b_mk_found: Default::default(),
@@ -186,7 +211,7 @@ impl<const D: usize, const K: usize> Logic for Prep<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, u, len_q, fstart, q_payload, q_cnt, q_keep, q_len, q_last, q_crc_bad, q_kind, q_err_off,
+            self, clock, u, ut, u_big, len_q, fstart, q_payload, q_cnt, q_keep, q_len, q_last, q_crc_bad, q_kind, q_err_off,
             q_err_found, q_err_exp, q_valid
         );
         self.p_payload.next = self.q_payload.q.val();
@@ -217,17 +242,32 @@ impl<const D: usize, const K: usize> Logic for Prep<D, K> {
         // The FPDU's state, or on its first beat the header's.
         self.len_eff.next = self.len_q.q.val();
         self.u_eff.next = self.u.q.val();
+        self.ut_eff.next = self.ut.q.val();
+        self.big_eff.next = self.u_big.q.val();
         self.payload.next = self.nomk.val();
         self.fstart_eff.next = self.fstart.q.val();
         if self.b_first.val() {
             self.len_eff.next = self.b_len_in.val();
             self.u_eff.next = self.b_len_in.val();
+            self.ut_eff.next = self.b_len_keep.val();
+            self.big_eff.next = self.b_len_big.val();
             self.payload.next = self.nomk.val() >> 16;
             self.fstart_eff.next = self.b_base.val();
         }
         // The ULPDU octets of this beat, `min(raw, u)` (PAD and CRC clipped away): the
-        // comparison and the difference side by side, not one behind the other.
-        self.short.next = self.u_eff.val() < self.b_raw.val();
+        // comparison and the difference side by side, not one behind the other. The comparison
+        // and the next thermometer need `u`'s low bits only: `raw ≤ K`, so when `u ≥ 2K` the
+        // beat is not short and `u − raw > i` for every `i < K`; below, `u` is its low bits
+        // and `u − raw` their 8-bit difference (in (−K, 2K), negative when bit 7 is set).
+        self.u_low.next = bit_cast::<8, 16>(self.u_eff.val()) & self.c_low8.val();
+        self.u_rest.next = self.u_low.val() - bit_cast::<8, 16>(self.b_raw.val());
+        self.short.next = !self.big_eff.val() & self.u_rest.val().get_bit(7);
+        self.ut_next.next = 0.into();
+        for i in 0..K {
+            if self.big_eff.val() | (!self.u_rest.val().get_bit(7) & (i.to_bits::<8>() < self.u_rest.val())) {
+                self.ut_next.next = self.ut_next.val() | (self.c_one_k.val() << i.to_bits::<16>());
+            }
+        }
         self.m_cnt.next = bit_cast::<8, 16>(self.b_raw.val());
         self.u_next.next = self.u_eff.val() - self.b_raw.val();
         if self.short.val() {
@@ -238,7 +278,7 @@ impl<const D: usize, const K: usize> Logic for Prep<D, K> {
         self.byte_mask.next = 0.into();
         self.octet_keep.next = 0.into();
         for i in 0..K {
-            if self.b_raw_keep.val().get_bit(i) & (i.to_bits::<16>() < self.u_eff.val()) {
+            if self.b_raw_keep.val().get_bit(i) & self.ut_eff.val().get_bit(i) {
                 self.byte_mask.next = self.byte_mask.val() | (self.c_byte_d.val() << (i * 8).to_bits::<16>());
                 self.octet_keep.next = self.octet_keep.val() | (self.c_one_k.val() << i.to_bits::<16>());
             }
@@ -258,6 +298,9 @@ impl<const D: usize, const K: usize> Logic for Prep<D, K> {
             self.q_valid.d.next = self.b_valid.val();
             if self.b_valid.val() {
                 self.u.d.next = self.u_next.val();
+                self.ut.d.next = self.ut_next.val();
+                // `u − raw ≥ 2K`, one comparison beside the difference.
+                self.u_big.d.next = self.u_eff.val() >= self.b_raw.val() + self.c_two_k.val();
                 self.len_q.d.next = self.len_eff.val();
                 self.fstart.d.next = self.fstart_eff.val();
                 self.q_payload.d.next = self.payload.val() & self.byte_mask.val();
