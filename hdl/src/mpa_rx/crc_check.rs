@@ -182,6 +182,8 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     c_marker_len: Constant<Bits<32>>,
     lead_mk: Signal<Local, Bit>,
     raw: Signal<Local, Bits<16>>,
+    raw_off: Signal<Local, Bits<16>>,
+    c_raw_off: [Constant<Bits<16>>; 4],
     raw_keep: Signal<Local, Bits<K>>,
     lane_keep: Signal<Local, Bits<16>>,
     hdr_word: Signal<Local, Bits<16>>,
@@ -297,6 +299,8 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             cfg_mulpdu: Default::default(),
             lead_mk: Default::default(),
             raw: Default::default(),
+            raw_off: Default::default(),
+            c_raw_off: [0u64, 2, 4, 6].map(|v| Constant::new(v.into())),
             raw_keep: Default::default(),
             lane_keep: Default::default(),
             hdr_word: Default::default(),
@@ -440,13 +444,19 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
 
         // The beat's layout for the prep stage (see `c_raw`).
         self.lead_mk.next = self.p_mk.q.val() & (self.p_mkl.q.val() == 0);
-        self.raw.next = bit_cast::<16, 8>(self.p_n.q.val()) << 2;
-        if self.p_mk.q.val() {
-            self.raw.next = (bit_cast::<16, 8>(self.p_n.q.val()) << 2) - 4;
+        // `4n − 4·mk − 2·first`: one subtraction of a constant picked by `mk` and `first`
+        // (two in a row were the receiver's path on one seed at 141.2 MHz, stop 52).
+        self.raw_off.next = self.c_raw_off[0].val();
+        if self.p_first.q.val() & !self.p_mk.q.val() {
+            self.raw_off.next = self.c_raw_off[1].val();
         }
-        if self.p_first.q.val() {
-            self.raw.next = self.raw.val() - 2;
+        if !self.p_first.q.val() & self.p_mk.q.val() {
+            self.raw_off.next = self.c_raw_off[2].val();
         }
+        if self.p_first.q.val() & self.p_mk.q.val() {
+            self.raw_off.next = self.c_raw_off[3].val();
+        }
+        self.raw.next = (bit_cast::<16, 8>(self.p_n.q.val()) << 2) - self.raw_off.val();
         // Octet i is kept when `n − mk > ⌊(i + 2·first)/4⌋`: a thermometer bit picked by
         // `first` and `mk`, no comparison. In word lane l: octets 0–1 need `n − mk > l`,
         // octets 2–3 `n − mk > l + first`.
