@@ -102,6 +102,10 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     /// words and the carry of the octets below a word (`c = 4w + b`, `count = 4v + d`:
     /// `c − 4e + count ≥ 4m` is `w ≥ m + e − v − (b + d ≥ 4)`).
     cw: DFF<Bits<64>>,
+    /// `c > K`, a register too (0 with `c` at power-up): the input beat's placement and
+    /// `tready` read it (stop 52: `c`'s compare in front of them); the next value is picked
+    /// like `c`'s, from the candidates' compares.
+    cgk: DFF<Bit>,
     /// Between FPDUs (`r = 0`).
     st: DFF<Bit>,
     /// The first field of the FPDU waiting to start is in and bad: send its beat.
@@ -118,6 +122,9 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     mp_c: [Signal<Local, Bits<7>>; E_MAX],
     c_c: [Signal<Local, Bits<8>>; E_MAX],
     ca_c: [Signal<Local, Bits<8>>; E_MAX],
+    gtk_c: [Signal<Local, Bit>; E_MAX],
+    gtk_ca: [Signal<Local, Bit>; E_MAX],
+    gtk_nx: Signal<Local, Bit>,
     /// The next Marker flags for each word count: the next `mpos < N` (`mk_c`) and the next
     /// `mpos = 0` (`hz_c`, that is `mpos = j` now), so that `mk_q` and `hw_q` are a pick by
     /// the one-hot count, not a compare behind the picked `mpos` (issue 26: `r` → `e` → the
@@ -247,6 +254,10 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             mp_c: Default::default(),
             c_c: Default::default(),
             ca_c: Default::default(),
+            gtk_c: Default::default(),
+            gtk_ca: Default::default(),
+            gtk_nx: Default::default(),
+            cgk: Default::default(),
             mk_c: Default::default(),
             hz_c: Default::default(),
             mk_nx: Default::default(),
@@ -326,7 +337,7 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
 impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, acc, c, woff, e_q, mpos, mk_q, hw_q, r, rge, mpl, cw, st, hh_q);
+        dff_setup!(self, clock, acc, c, woff, e_q, mpos, mk_q, hw_q, r, rge, mpl, cw, cgk, st, hh_q);
         self.idle.next = (self.c.q.val() == 0) & self.st.q.val();
         self.adv.next = self.b.ready.val();
         self.at_start.next = self.st.q.val();
@@ -353,6 +364,8 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             self.mp_c[j].next = 0.into();
             self.c_c[j].next = 0.into();
             self.ca_c[j].next = 0.into();
+            self.gtk_c[j].next = false;
+            self.gtk_ca[j].next = false;
             self.mk_c[j].next = false;
             self.hz_c[j].next = false;
         }
@@ -369,6 +382,10 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             self.mp_c[j].next = self.mpos.q.val() - self.c_j7[j].val();
             self.c_c[j].next = self.c.q.val() - self.c_4j[j].val();
             self.ca_c[j].next = self.c.q.val() - self.c_4j[j].val() + self.s_count.val();
+            self.gtk_c[j].next =
+                ((self.c_c[j].val() & self.c_k_hi.val()) != 0) & (self.c_c[j].val() != self.c_k.val());
+            self.gtk_ca[j].next =
+                ((self.ca_c[j].val() & self.c_k_hi.val()) != 0) & (self.ca_c[j].val() != self.c_k.val());
             self.mk_c[j].next = (self.mp_c[j].val() & self.c_n7_hi.val()) == 0;
             self.hz_c[j].next = self.mpos.q.val() == self.c_j7[j].val();
         }
@@ -461,8 +478,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
 
         // The input beat: taken when it fits behind what stays — always when `c ≤ K`, else
         // when a whole beat goes out. Never on a bad header's half beat (it empties `acc`).
-        self.c_le_k.next =
-            ((self.c.q.val() & self.c_k_hi.val()) == 0) | (self.c.q.val() == self.c_k.val());
+        self.c_le_k.next = !self.cgk.q.val();
         // (No reset term, as in the check stage's ready: the input skid in front resets too.)
         self.room.next = !self.half.val() & (self.c_le_k.val() | self.full.val());
         self.s.tready.next = self.room.val();
@@ -488,6 +504,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         // (ORed in Locals: rust-hdl's simulator does not read back a DFF input assigned in the
         // same update, Verilog does.)
         self.c_nx.next = 0.into();
+        self.gtk_nx.next = false;
         self.mpos_next.next = 0.into();
         self.mk_nx.next = false;
         self.hw_nx.next = false;
@@ -499,8 +516,10 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
                 self.hw_nx.next = self.hw_nx.val() | self.hz_c[j].val();
                 if self.accept.val() {
                     self.c_nx.next = self.c_nx.val() | self.ca_c[j].val();
+                    self.gtk_nx.next = self.gtk_nx.val() | self.gtk_ca[j].val();
                 } else {
                     self.c_nx.next = self.c_nx.val() | self.c_c[j].val();
+                    self.gtk_nx.next = self.gtk_nx.val() | self.gtk_c[j].val();
                 }
             }
             if self.toh[j].val() {
@@ -573,10 +592,12 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             }
         }
         self.c.d.next = self.c_nx.val();
+        self.cgk.d.next = self.gtk_nx.val();
         self.cw.d.next = self.cw_nx.val() & self.c_cw_mask.val();
         self.r.d.next = self.r_nx.val();
         if self.half.val() {
             self.c.d.next = 0.into();
+            self.cgk.d.next = false;
             self.cw.d.next = self.c_one64.val();
         }
         if self.at_start.val() & self.ge[1].val() {
@@ -610,6 +631,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         if self.reset.val() {
             self.acc.d.next = 0.into();
             self.c.d.next = 0.into();
+            self.cgk.d.next = false;
             self.cw.d.next = self.c_one64.val();
             self.woff.d.next = self.cfg_offset.val();
             self.e_q.d.next = 0.into();
