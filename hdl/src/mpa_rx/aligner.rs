@@ -194,6 +194,8 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     r_nx: Signal<Local, Bits<16>>,
     c_j8: [Constant<Bits<8>>; E_MAX],
     c_4j: [Constant<Bits<8>>; E_MAX],
+    c_k4j: [Constant<Bits<8>>; E_MAX],
+    cs: Signal<Local, Bits<8>>,
     c_j16: [Constant<Bits<16>>; E_MAX],
     c_j7: [Constant<Bits<7>>; E_MAX],
     /// `j = 1` and `j = 2`: the start's word count is `1 + hw`.
@@ -313,6 +315,10 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             r_nx: Default::default(),
             c_j8: std::array::from_fn(|j| Constant::new((j as u64).into())),
             c_4j: std::array::from_fn(|j| Constant::new((4 * j as u64).into())),
+            // `K + 4j` (≤ 128 for these `j` and `K ≤ 64`; the entries past `N` are unread by
+            // logic, and wrap harmlessly at `K = 64`).
+            c_k4j: std::array::from_fn(|j| Constant::new(((K + 4 * j) as u64 & 0xFF).into())),
+            cs: Default::default(),
             c_j16: std::array::from_fn(|j| Constant::new((j as u64).into())),
             c_j7: std::array::from_fn(|j| Constant::new((j as u64).into())),
             c_is1: std::array::from_fn(|j| Constant::new(j == 1)),
@@ -376,16 +382,19 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         // Thermometers, from registers: `c ≥ 4j`, `r = j`, `r ≥ j`, `mpos < j`.
         self.c_ge[0].next = true;
         self.mp_lt[0].next = false;
+        self.cs.next = self.c.q.val() + self.s_count.val();
         for j in 0..(K / 4 + 1) {
             self.r_is[j].next = self.rge.q.val().get_bit(j) & !self.rge.q.val().get_bit(j + 1);
             self.r_c[j].next = self.r.q.val() - self.c_j16[j].val();
             self.mp_c[j].next = self.mpos.q.val() - self.c_j7[j].val();
             self.c_c[j].next = self.c.q.val() - self.c_4j[j].val();
             self.ca_c[j].next = self.c.q.val() - self.c_4j[j].val() + self.s_count.val();
-            self.gtk_c[j].next =
-                ((self.c_c[j].val() & self.c_k_hi.val()) != 0) & (self.c_c[j].val() != self.c_k.val());
-            self.gtk_ca[j].next =
-                ((self.ca_c[j].val() & self.c_k_hi.val()) != 0) & (self.ca_c[j].val() != self.c_k.val());
+            // `c − 4j > K` is `c > K + 4j` (the pick reads entry `j` only when `c ≥ 4j`), and
+            // with the beat `c + count > K + 4j`: a compare of a register, or of one sum, with
+            // a constant (stop 52: `c − 4j`, then `+ count`, then `> K`, three in a row, were
+            // one seed's path at 146.7 MHz).
+            self.gtk_c[j].next = self.c.q.val() > self.c_k4j[j].val();
+            self.gtk_ca[j].next = self.cs.val() > self.c_k4j[j].val();
             self.mk_c[j].next = (self.mp_c[j].val() & self.c_n7_hi.val()) == 0;
             self.hz_c[j].next = self.mpos.q.val() == self.c_j7[j].val();
         }
@@ -484,9 +493,11 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         self.s.tready.next = self.room.val();
         self.accept.next = self.room.val() & self.s.tvalid.val();
         // Placed at `c` before the shift, or at `c − K` after it.
-        self.place.next = self.c.q.val() - self.c_k.val();
-        if self.c_le_k.val() {
-            self.place.next = self.c.q.val();
+        // (`c − K` is `c ⊕ K` mod 2K: no subtraction, which yosys shared with `c − 4j` and put
+        // in front of the placement's shifter, stop 52.)
+        self.place.next = self.c.q.val();
+        if !self.c_le_k.val() {
+            self.place.next = self.c.q.val() ^ self.c_k.val();
         }
         self.placed.next =
             bit_cast::<D2, D>(self.in_data.val()) << (bit_cast::<16, 8>(self.place.val() & self.c_place_mask.val()) << 3);
