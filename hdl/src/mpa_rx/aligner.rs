@@ -162,6 +162,10 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     mpl_nx: Signal<Local, Bits<40>>,
     c_k16: [Constant<Bits<16>>; 40],
     c_k7: [Constant<Bits<7>>; 40],
+    /// `128 − j` (7 bits): the reset's `mpos < j` is `x = 0 or x > 128 − j` for `mpos = −x`.
+    c_wrap7: [Constant<Bits<7>>; 40],
+    c_wrap_n: Constant<Bits<7>>,
+    off_w: Signal<Local, Bits<7>>,
     c_one40: Constant<Bits<40>>,
     c_two18: Constant<Bits<18>>,
     // Combinational.
@@ -202,7 +206,6 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     c_is1: [Constant<Bit>; E_MAX],
     c_is2: [Constant<Bit>; E_MAX],
     c_n7_hi: Constant<Bits<7>>,
-    c_k_hi: Constant<Bits<8>>,
     c_k: Constant<Bits<8>>,
     c_place_mask: Constant<Bits<8>>,
     c_ptr_lo: Constant<Bits<8>>,
@@ -286,6 +289,9 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             mpl_nx: Default::default(),
             c_k16: std::array::from_fn(|k| Constant::new((k as u64).into())),
             c_k7: std::array::from_fn(|k| Constant::new((k as u64).into())),
+            c_wrap7: std::array::from_fn(|k| Constant::new(((128 - k as u64) & 0x7F).into())),
+            c_wrap_n: Constant::new(((128 - n) as u64).into()),
+            off_w: Default::default(),
             c_one40: Constant::new(1u64.into()),
             c_two18: Constant::new(2u64.into()),
             adv: Default::default(),
@@ -325,8 +331,6 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             c_is2: std::array::from_fn(|j| Constant::new(j == 2)),
             // `mpos < N`: no bit at or above log2(N).
             c_n7_hi: Constant::new(((0x7F & !(n - 1)) as u64).into()),
-            // `c < K`: no bit at or above log2(K).
-            c_k_hi: Constant::new(((0xFF & !(K - 1)) as u64).into()),
             c_k: Constant::new((K as u64).into()),
             c_place_mask: Constant::new(((2 * K - 1) as u64).into()),
             c_ptr_lo: Constant::new(0xFCu64.into()),
@@ -639,6 +643,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         self.b.base.next = self.woff_now.val();
         self.b.valid.next = self.ge[1].val();
 
+        self.off_w.next = bit_cast::<7, 32>(self.cfg_offset.val() >> 2);
         if self.reset.val() {
             self.acc.d.next = 0.into();
             self.c.d.next = 0.into();
@@ -646,15 +651,22 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             self.cw.d.next = self.c_one64.val();
             self.woff.d.next = self.cfg_offset.val();
             self.e_q.d.next = 0.into();
-            // The lane of the first Marker: (512 - offset mod 512) / 4, mod 128.
-            self.mpos_next.next = self.c_zero7.val() - bit_cast::<7, 32>(self.cfg_offset.val() >> 2);
-            self.mk_nx.next = (self.mpos_next.val() & self.c_n7_hi.val()) == 0;
-            self.hw_nx.next = self.mpos_next.val() == self.c_zero7.val();
+            // The lane of the first Marker: (512 - offset mod 512) / 4, mod 128, i.e. `−x` for
+            // `x` the offset's word mod 128. Its flags compare `x` itself, not `−x` (stop 52:
+            // `cfg_offset` → the negation → `mpos < j` → `mpl` was every seed's path at
+            // 149.9 MHz): `−x < j` is `x = 0 or x > 128 − j`.
+            self.mpos_next.next = self.c_zero7.val() - self.off_w.val();
+            self.mk_nx.next = (self.off_w.val() == self.c_zero7.val()) | (self.off_w.val() > self.c_wrap_n.val());
+            self.hw_nx.next = self.off_w.val() == self.c_zero7.val();
             self.r.d.next = 0.into();
             self.rge.d.next = self.c_one18.val();
             self.mpl_nx.next = 0.into();
-            for j in 1..(K / 4 + 1) {
-                if self.mpos_next.val() < self.c_k7[j].val() {
+            // (`j = 1`: `x > 127` never holds, and Verilator's lint says so.)
+            if self.off_w.val() == self.c_zero7.val() {
+                self.mpl_nx.next = self.c_one40.val() << 1;
+            }
+            for j in 2..(K / 4 + 1) {
+                if (self.off_w.val() == self.c_zero7.val()) | (self.off_w.val() > self.c_wrap7[j].val()) {
                     self.mpl_nx.next = self.mpl_nx.val() | (self.c_one40.val() << j.to_bits::<8>());
                 }
             }

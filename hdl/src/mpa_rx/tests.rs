@@ -247,3 +247,31 @@ fn a_reset_mid_stream_empties_every_stage() {
     run::<64, 8, 128>();
     run::<512, 64, 1024>();
 }
+
+/// Every Marker phase at the start: the stream's first octet at each of the 128 word offsets
+/// of the Marker interval (plus whole intervals, so that the offset's high bits vary), so the
+/// first Marker is due in every lane of the first beats: the Marker position the reset loads,
+/// for every value (the random streams draw 16 offsets at W = 8). The flags the reset loads
+/// beside it (`mpos < j`, `mpos < N`, `mpos = 0`) no stream can see: the aligner recomputes
+/// them from the position in the clock after the reset, before the input skid can hand it a
+/// beat (stop 52: both off-by-one mutations pass every test).
+#[test]
+fn every_marker_phase_at_the_start() {
+    fn run<const D: usize, const K: usize, const D2: usize>() {
+        let cfg = FramingConfig { markers: true, crc: true, mulpdu: 300 };
+        let mut rng = rand::rngs::StdRng::seed_from_u64(512 + K as u64);
+        let mut m = hdl_model::<D, K, D2>().unwrap();
+        for w in 0..128u64 {
+            let offset = 512 * rng.gen_range(0..64u64) + 4 * w;
+            let ulpdus: Vec<Vec<u8>> =
+                (0..3).map(|_| (0..rng.gen_range(1..=24)).map(|_| rng.gen()).collect()).collect();
+            let stream = SoftwareOffload.mpa_frame(&cfg, offset, &ulpdus).unwrap();
+            let segments = random_segments(&mut rng, &stream, 3 * K);
+            let r = run_mpa_rx(&mut m, &cfg, offset, &segments, &Traffic::full_rate()).unwrap();
+            compare(&r, cfg, offset, &stream).unwrap_or_else(|e| panic!("W={K} offset {offset}: {e}"));
+            assert_eq!(r.good(), ulpdus, "W={K} offset {offset}");
+        }
+    }
+    run::<64, 8, 128>();
+    run::<512, 64, 1024>();
+}
