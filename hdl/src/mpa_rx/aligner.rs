@@ -49,7 +49,7 @@
 
 use super::WordBeatSource;
 use crate::axis::AxisSink;
-use offload_driver::mpa::HEADER_LEN;
+use offload_driver::mpa::{HEADER_LEN, MARKER_INTERVAL, MARKER_LEN};
 use rust_hdl::prelude::*;
 
 /// One more than the most words a beat holds (`N + 1` for `K = 64`): the candidate arrays.
@@ -162,7 +162,7 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     mpl_nx: Signal<Local, Bits<40>>,
     c_k16: [Constant<Bits<16>>; 40],
     c_k7: [Constant<Bits<7>>; 40],
-    /// `128 − j` (7 bits): the reset's `mpos < j` is `x = 0 or x > 128 − j` for `mpos = −x`.
+    /// `128 − j` (7 bits; 128 the Marker interval in words): the reset's `mpos < j` is `x = 0 or x > 128 − j` for `mpos = −x`.
     c_wrap7: [Constant<Bits<7>>; 40],
     c_wrap_n: Constant<Bits<7>>,
     off_w: Signal<Local, Bits<7>>,
@@ -289,8 +289,8 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             mpl_nx: Default::default(),
             c_k16: std::array::from_fn(|k| Constant::new((k as u64).into())),
             c_k7: std::array::from_fn(|k| Constant::new((k as u64).into())),
-            c_wrap7: std::array::from_fn(|k| Constant::new(((128 - k as u64) & 0x7F).into())),
-            c_wrap_n: Constant::new(((128 - n) as u64).into()),
+            c_wrap7: std::array::from_fn(|k| Constant::new(((MARKER_INTERVAL / MARKER_LEN as u64 - k as u64) & 0x7F).into())),
+            c_wrap_n: Constant::new((MARKER_INTERVAL / MARKER_LEN as u64 - n as u64).into()),
             off_w: Default::default(),
             c_one40: Constant::new(1u64.into()),
             c_two18: Constant::new(2u64.into()),

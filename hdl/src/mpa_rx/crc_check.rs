@@ -25,7 +25,7 @@
 use super::WordBeatSink;
 use crate::crc::{CrcNetwork, CrcPipeline, GfMatrix};
 use offload_driver::crc::CrcKind;
-use offload_driver::mpa::{FPDUPTR_MASK, MARKER_LEN};
+use offload_driver::mpa::{FPDUPTR_MASK, HEADER_LEN, MARKER_LEN};
 use rust_hdl::prelude::*;
 
 /// `D = 8·K` data bits, `K` octets per beat.
@@ -300,7 +300,8 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             lead_mk: Default::default(),
             raw: Default::default(),
             raw_off: Default::default(),
-            c_raw_off: [0u64, 2, 4, 6].map(|v| Constant::new(v.into())),
+            // What `mk` and `first` take from `4n`: none, the header, the Marker, both.
+            c_raw_off: [0, HEADER_LEN, MARKER_LEN, MARKER_LEN + HEADER_LEN].map(|v| Constant::new((v as u64).into())),
             raw_keep: Default::default(),
             lane_keep: Default::default(),
             hdr_word: Default::default(),
@@ -444,7 +445,7 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
 
         // The beat's layout for the prep stage (see `c_raw`).
         self.lead_mk.next = self.p_mk.q.val() & (self.p_mkl.q.val() == 0);
-        // `4n − 4·mk − 2·first`: one subtraction of a constant picked by `mk` and `first`
+        // `4n − MARKER_LEN·mk − HEADER_LEN·first`: one subtraction of a constant picked by `mk` and `first`
         // (two in a row were the receiver's path on one seed at 141.2 MHz, stop 52).
         self.raw_off.next = self.c_raw_off[0].val();
         if self.p_first.q.val() & !self.p_mk.q.val() {
