@@ -199,7 +199,15 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     c_j8: [Constant<Bits<8>>; E_MAX],
     c_4j: [Constant<Bits<8>>; E_MAX],
     c_k4j: [Constant<Bits<8>>; E_MAX],
-    cs: Signal<Local, Bits<8>>,
+    /// `c`'s thermometer in octets (bit `t`: `c > t`, for `t ≤ 2K`), each bit one LUT of two
+    /// bits of `cw` and `c`'s low two; shifted up by the beat's octets (filling with ones), the
+    /// thermometer of `c + count`. `cgk`'s candidates read its bit `K + 4j`: a register
+    /// select by `count`, where `c + count`, then `> K + 4j`, were two carry chains in a row
+    /// (stop 52's seed 3 at 149.5 MHz).
+    cth: Signal<Local, Bits<136>>,
+    csth: Signal<Local, Bits<136>>,
+    cnt_lo: Signal<Local, Bits<8>>,
+    c_one136: Constant<Bits<136>>,
     c_j16: [Constant<Bits<16>>; E_MAX],
     c_j7: [Constant<Bits<7>>; E_MAX],
     /// `j = 1` and `j = 2`: the start's word count is `1 + hw`.
@@ -324,7 +332,10 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             // `K + 4j` (≤ 128 for these `j` and `K ≤ 64`; the entries past `N` are unread by
             // logic, and wrap harmlessly at `K = 64`).
             c_k4j: std::array::from_fn(|j| Constant::new(((K + 4 * j) as u64 & 0xFF).into())),
-            cs: Default::default(),
+            cth: Default::default(),
+            csth: Default::default(),
+            cnt_lo: Default::default(),
+            c_one136: Constant::new(1u64.into()),
             c_j16: std::array::from_fn(|j| Constant::new((j as u64).into())),
             c_j7: std::array::from_fn(|j| Constant::new((j as u64).into())),
             c_is1: std::array::from_fn(|j| Constant::new(j == 1)),
@@ -386,7 +397,23 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         // Thermometers, from registers: `c ≥ 4j`, `r = j`, `r ≥ j`, `mpos < j`.
         self.c_ge[0].next = true;
         self.mp_lt[0].next = false;
-        self.cs.next = self.c.q.val() + self.s_count.val();
+        // `c > 4m + r` is `c ≥ 4(m + 1)`, or `c ≥ 4m` with `c mod 4 > r`.
+        self.cth.next = 0.into();
+        for m in 0..(K / 2 + 1) {
+            for r in 0..3 {
+                if self.cw.q.val().get_bit(m + 1)
+                    | (self.cw.q.val().get_bit(m) & ((self.c.q.val() & self.c_three8.val()) > r.to_bits::<8>()))
+                {
+                    self.cth.next = self.cth.val() | (self.c_one136.val() << (4 * m + r).to_bits::<8>());
+                }
+            }
+            if self.cw.q.val().get_bit(m + 1) {
+                self.cth.next = self.cth.val() | (self.c_one136.val() << (4 * m + 3).to_bits::<8>());
+            }
+        }
+        // `count ≤ K`: its bits above `2K − 1` are 0, and masking them keeps the shift short.
+        self.cnt_lo.next = self.s_count.val() & self.c_place_mask.val();
+        self.csth.next = !((!self.cth.val()) << self.cnt_lo.val());
         for j in 0..(K / 4 + 1) {
             self.r_is[j].next = self.rge.q.val().get_bit(j) & !self.rge.q.val().get_bit(j + 1);
             self.r_c[j].next = self.r.q.val() - self.c_j16[j].val();
@@ -394,11 +421,10 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             self.c_c[j].next = self.c.q.val() - self.c_4j[j].val();
             self.ca_c[j].next = self.c.q.val() - self.c_4j[j].val() + self.s_count.val();
             // `c − 4j > K` is `c > K + 4j` (the pick reads entry `j` only when `c ≥ 4j`), and
-            // with the beat `c + count > K + 4j`: a compare of a register, or of one sum, with
-            // a constant (stop 52: `c − 4j`, then `+ count`, then `> K`, three in a row, were
-            // one seed's path at 146.7 MHz).
+            // with the beat `c + count > K + 4j`, a bit of `csth` (stop 52: `c − 4j`, then
+            // `+ count`, then `> K`, three in a row, were one seed's path at 146.7 MHz).
             self.gtk_c[j].next = self.c.q.val() > self.c_k4j[j].val();
-            self.gtk_ca[j].next = self.cs.val() > self.c_k4j[j].val();
+            self.gtk_ca[j].next = ((self.csth.val() >> self.c_k4j[j].val()) & self.c_one136.val()) != 0;
             self.mk_c[j].next = (self.mp_c[j].val() & self.c_n7_hi.val()) == 0;
             self.hz_c[j].next = self.mpos.q.val() == self.c_j7[j].val();
         }

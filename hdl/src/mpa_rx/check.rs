@@ -92,7 +92,8 @@ pub struct Check<const D: usize, const K: usize, const D2: usize> {
     m_lenr: DFF<Bits<16>>,
     // Combinational.
     out_free: Signal<Local, Bit>,
-    take: Signal<Local, Bit>,
+    /// A beat to act on once the output has a place (a good stream, no tail pending).
+    go: Signal<Local, Bit>,
     t: Signal<Local, Bits<8>>,
     win: Signal<Local, Bits<D2>>,
     keep_t: Signal<Local, Bits<K>>,
@@ -164,7 +165,7 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Check<D, K, D2
             m_user: Default::default(),
             m_lenr: Default::default(),
             out_free: Default::default(),
-            take: Default::default(),
+            go: Default::default(),
             t: Default::default(),
             win: Default::default(),
             keep_t: Default::default(),
@@ -214,7 +215,6 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
         self.out_free.next = !self.m_valid.q.val() | self.m.tready.val();
         self.p_ready.next = !self.pending.q.val()
             & ((self.err.q.val() != 0) | self.out_free.val());
-        self.take.next = self.p_valid.val() & self.p_ready.val();
 
         // The beat's ULPDU octets appended behind the `o` held.
         self.t.next = self.o.q.val() + self.p_cnt.val();
@@ -253,82 +253,87 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
             }
         }
 
-        // Registers.
+        // Registers: every update waits for the output's place (`out_free`, from the skid
+        // behind), the outermost condition, so that it is the registers' enable and the selects
+        // inside come from registers alone (stop 52's seed 2: the skid's `sk_valid` → `take` →
+        // the selects of `m_data` at 147.8 MHz). Under it the two cases exclude each other: a
+        // pending tail holds `p_ready` low.
+        self.go.next = self.p_valid.val() & !self.pending.q.val() & (self.err.q.val() == 0);
         if self.out_free.val() {
             self.m_valid.d.next = false;
-        }
-        if self.pending.q.val() & self.out_free.val() {
-            // The second beat of an FPDU's tail.
-            self.m_data.d.next = self.ob.q.val();
-            self.m_keep.d.next = self.keep_o.val();
-            self.m_last.d.next = true;
-            self.m_user.d.next = self.pend_bad.q.val();
-            self.m_lenr.d.next = self.len_q.q.val();
-            self.m_valid.d.next = true;
-            self.o.d.next = 0.into();
-            self.ob.d.next = 0.into();
-            self.pending.d.next = false;
-        }
-        if self.take.val() & (self.err.q.val() == 0) {
-            if self.p_kind.val() != 0 {
-                // Length or Marker: the stream ends here; an open frame is closed as bad.
-                self.err.d.next = self.p_kind.val();
-                self.err_off.d.next = self.p_err_off.val();
-                self.err_found.d.next = self.p_err_found.val();
-                self.err_exp.d.next = self.p_err_exp.val();
-                if self.p_kind.val() == self.c_err_len.val() {
-                    self.n_len.d.next = self.n_len.q.val() + 1;
-                } else {
-                    self.n_mk.d.next = self.n_mk.q.val() + 1;
-                }
-                if self.o.q.val() != 0 {
-                    self.m_data.d.next = self.ob.q.val();
-                    self.m_keep.d.next = self.keep_o.val();
-                    self.m_last.d.next = true;
-                    self.m_user.d.next = true;
-                    self.m_lenr.d.next = self.len_q.q.val();
-                    self.m_valid.d.next = true;
-                }
+            if self.pending.q.val() {
+                // The second beat of an FPDU's tail.
+                self.m_data.d.next = self.ob.q.val();
+                self.m_keep.d.next = self.keep_o.val();
+                self.m_last.d.next = true;
+                self.m_user.d.next = self.pend_bad.q.val();
+                self.m_lenr.d.next = self.len_q.q.val();
+                self.m_valid.d.next = true;
                 self.o.d.next = 0.into();
                 self.ob.d.next = 0.into();
-            } else {
-                self.len_q.d.next = self.p_len.val();
-                self.m_lenr.d.next = self.p_len.val();
-                self.m_user.d.next = false;
-                self.m_last.d.next = false;
-                if self.gt_k.val() {
-                    // More than a beat: the full one goes out, the rest stays.
-                    self.m_data.d.next = bit_cast::<D, D2>(self.win.val());
-                    self.m_keep.d.next = self.c_all_k.val();
-                    self.m_valid.d.next = true;
-                    self.ob.d.next = bit_cast::<D, D2>(self.win.val() >> self.c_dbits.val());
-                    self.o.d.next = self.t.val() - self.c_k.val();
-                } else {
-                    self.ob.d.next = bit_cast::<D, D2>(self.win.val());
-                    self.o.d.next = self.t.val();
-                }
-                if self.p_last.val() {
-                    if self.p_crc_bad.val() {
-                        self.err.d.next = self.c_err_crc.val();
-                        self.err_off.d.next = self.p_err_off.val();
-                        self.err_found.d.next = self.p_err_found.val();
-                        self.err_exp.d.next = self.p_err_exp.val();
-                        self.n_crc.d.next = self.n_crc.q.val() + 1;
+                self.pending.d.next = false;
+            }
+            if self.go.val() {
+                if self.p_kind.val() != 0 {
+                    // Length or Marker: the stream ends here; an open frame is closed as bad.
+                    self.err.d.next = self.p_kind.val();
+                    self.err_off.d.next = self.p_err_off.val();
+                    self.err_found.d.next = self.p_err_found.val();
+                    self.err_exp.d.next = self.p_err_exp.val();
+                    if self.p_kind.val() == self.c_err_len.val() {
+                        self.n_len.d.next = self.n_len.q.val() + 1;
                     } else {
-                        self.n_fpdus.d.next = self.n_fpdus.q.val() + 1;
+                        self.n_mk.d.next = self.n_mk.q.val() + 1;
                     }
-                    if self.gt_k.val() {
-                        self.pending.d.next = true;
-                        self.pend_bad.d.next = self.p_crc_bad.val();
-                    } else {
-                        // The whole tail fits: this is the frame's last beat.
-                        self.m_data.d.next = bit_cast::<D, D2>(self.win.val());
-                        self.m_keep.d.next = self.keep_t.val();
+                    if self.o.q.val() != 0 {
+                        self.m_data.d.next = self.ob.q.val();
+                        self.m_keep.d.next = self.keep_o.val();
                         self.m_last.d.next = true;
-                        self.m_user.d.next = self.p_crc_bad.val();
+                        self.m_user.d.next = true;
+                        self.m_lenr.d.next = self.len_q.q.val();
                         self.m_valid.d.next = true;
-                        self.o.d.next = 0.into();
-                        self.ob.d.next = 0.into();
+                    }
+                    self.o.d.next = 0.into();
+                    self.ob.d.next = 0.into();
+                } else {
+                    self.len_q.d.next = self.p_len.val();
+                    self.m_lenr.d.next = self.p_len.val();
+                    self.m_user.d.next = false;
+                    self.m_last.d.next = false;
+                    if self.gt_k.val() {
+                        // More than a beat: the full one goes out, the rest stays.
+                        self.m_data.d.next = bit_cast::<D, D2>(self.win.val());
+                        self.m_keep.d.next = self.c_all_k.val();
+                        self.m_valid.d.next = true;
+                        self.ob.d.next = bit_cast::<D, D2>(self.win.val() >> self.c_dbits.val());
+                        self.o.d.next = self.t.val() - self.c_k.val();
+                    } else {
+                        self.ob.d.next = bit_cast::<D, D2>(self.win.val());
+                        self.o.d.next = self.t.val();
+                    }
+                    if self.p_last.val() {
+                        if self.p_crc_bad.val() {
+                            self.err.d.next = self.c_err_crc.val();
+                            self.err_off.d.next = self.p_err_off.val();
+                            self.err_found.d.next = self.p_err_found.val();
+                            self.err_exp.d.next = self.p_err_exp.val();
+                            self.n_crc.d.next = self.n_crc.q.val() + 1;
+                        } else {
+                            self.n_fpdus.d.next = self.n_fpdus.q.val() + 1;
+                        }
+                        if self.gt_k.val() {
+                            self.pending.d.next = true;
+                            self.pend_bad.d.next = self.p_crc_bad.val();
+                        } else {
+                            // The whole tail fits: this is the frame's last beat.
+                            self.m_data.d.next = bit_cast::<D, D2>(self.win.val());
+                            self.m_keep.d.next = self.keep_t.val();
+                            self.m_last.d.next = true;
+                            self.m_user.d.next = self.p_crc_bad.val();
+                            self.m_valid.d.next = true;
+                            self.o.d.next = 0.into();
+                            self.ob.d.next = 0.into();
+                        }
                     }
                 }
             }
