@@ -102,10 +102,6 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     /// words and the carry of the octets below a word (`c = 4w + b`, `count = 4v + d`:
     /// `c − 4e + count ≥ 4m` is `w ≥ m + e − v − (b + d ≥ 4)`).
     cw: DFF<Bits<64>>,
-    /// `c > K`, a register too (0 with `c` at power-up): the input beat's placement and
-    /// `tready` read it (stop 52: `c`'s compare in front of them); the next value is picked
-    /// like `c`'s, from the candidates' compares.
-    cgk: DFF<Bit>,
     /// Between FPDUs (`r = 0`).
     st: DFF<Bit>,
     /// The first field of the FPDU waiting to start is in and bad: send its beat.
@@ -122,9 +118,6 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     mp_c: [Signal<Local, Bits<7>>; E_MAX],
     c_c: [Signal<Local, Bits<8>>; E_MAX],
     ca_c: [Signal<Local, Bits<8>>; E_MAX],
-    gtk_c: [Signal<Local, Bit>; E_MAX],
-    gtk_ca: [Signal<Local, Bit>; E_MAX],
-    gtk_nx: Signal<Local, Bit>,
     /// The next Marker flags for each word count: the next `mpos < N` (`mk_c`) and the next
     /// `mpos = 0` (`hz_c`, that is `mpos = j` now), so that `mk_q` and `hw_q` are a pick by
     /// the one-hot count, not a compare behind the picked `mpos` (issue 26: `r` → `e` → the
@@ -198,16 +191,6 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     r_nx: Signal<Local, Bits<16>>,
     c_j8: [Constant<Bits<8>>; E_MAX],
     c_4j: [Constant<Bits<8>>; E_MAX],
-    c_k4j: [Constant<Bits<8>>; E_MAX],
-    /// `c`'s thermometer in octets (bit `t`: `c > t`, for `t ≤ 2K`), each bit one LUT of two
-    /// bits of `cw` and `c`'s low two; shifted up by the beat's octets (filling with ones), the
-    /// thermometer of `c + count`. `cgk`'s candidates read its bit `K + 4j`: a register
-    /// select by `count`, where `c + count`, then `> K + 4j`, were two carry chains in a row
-    /// (stop 52's seed 3 at 149.5 MHz).
-    cth: Signal<Local, Bits<136>>,
-    csth: Signal<Local, Bits<136>>,
-    cnt_lo: Signal<Local, Bits<8>>,
-    c_one136: Constant<Bits<136>>,
     c_j16: [Constant<Bits<16>>; E_MAX],
     c_j7: [Constant<Bits<7>>; E_MAX],
     /// `j = 1` and `j = 2`: the start's word count is `1 + hw`.
@@ -267,10 +250,6 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             mp_c: Default::default(),
             c_c: Default::default(),
             ca_c: Default::default(),
-            gtk_c: Default::default(),
-            gtk_ca: Default::default(),
-            gtk_nx: Default::default(),
-            cgk: Default::default(),
             mk_c: Default::default(),
             hz_c: Default::default(),
             mk_nx: Default::default(),
@@ -331,11 +310,6 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             c_4j: std::array::from_fn(|j| Constant::new((4 * j as u64).into())),
             // `K + 4j` (≤ 128 for these `j` and `K ≤ 64`; the entries past `N` are unread by
             // logic, and wrap harmlessly at `K = 64`).
-            c_k4j: std::array::from_fn(|j| Constant::new(((K + 4 * j) as u64 & 0xFF).into())),
-            cth: Default::default(),
-            csth: Default::default(),
-            cnt_lo: Default::default(),
-            c_one136: Constant::new(1u64.into()),
             c_j16: std::array::from_fn(|j| Constant::new((j as u64).into())),
             c_j7: std::array::from_fn(|j| Constant::new((j as u64).into())),
             c_is1: std::array::from_fn(|j| Constant::new(j == 1)),
@@ -358,7 +332,7 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
 impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, acc, c, woff, e_q, mpos, mk_q, hw_q, r, rge, mpl, cw, cgk, st, hh_q);
+        dff_setup!(self, clock, acc, c, woff, e_q, mpos, mk_q, hw_q, r, rge, mpl, cw, st, hh_q);
         self.idle.next = (self.c.q.val() == 0) & self.st.q.val();
         self.adv.next = self.b.ready.val();
         self.at_start.next = self.st.q.val();
@@ -385,8 +359,6 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             self.mp_c[j].next = 0.into();
             self.c_c[j].next = 0.into();
             self.ca_c[j].next = 0.into();
-            self.gtk_c[j].next = false;
-            self.gtk_ca[j].next = false;
             self.mk_c[j].next = false;
             self.hz_c[j].next = false;
         }
@@ -397,34 +369,12 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         // Thermometers, from registers: `c ≥ 4j`, `r = j`, `r ≥ j`, `mpos < j`.
         self.c_ge[0].next = true;
         self.mp_lt[0].next = false;
-        // `c > 4m + r` is `c ≥ 4(m + 1)`, or `c ≥ 4m` with `c mod 4 > r`.
-        self.cth.next = 0.into();
-        for m in 0..(K / 2 + 1) {
-            for r in 0..3 {
-                if self.cw.q.val().get_bit(m + 1)
-                    | (self.cw.q.val().get_bit(m) & ((self.c.q.val() & self.c_three8.val()) > r.to_bits::<8>()))
-                {
-                    self.cth.next = self.cth.val() | (self.c_one136.val() << (4 * m + r).to_bits::<8>());
-                }
-            }
-            if self.cw.q.val().get_bit(m + 1) {
-                self.cth.next = self.cth.val() | (self.c_one136.val() << (4 * m + 3).to_bits::<8>());
-            }
-        }
-        // `count ≤ K`: its bits above `2K − 1` are 0, and masking them keeps the shift short.
-        self.cnt_lo.next = self.s_count.val() & self.c_place_mask.val();
-        self.csth.next = !((!self.cth.val()) << self.cnt_lo.val());
         for j in 0..(K / 4 + 1) {
             self.r_is[j].next = self.rge.q.val().get_bit(j) & !self.rge.q.val().get_bit(j + 1);
             self.r_c[j].next = self.r.q.val() - self.c_j16[j].val();
             self.mp_c[j].next = self.mpos.q.val() - self.c_j7[j].val();
             self.c_c[j].next = self.c.q.val() - self.c_4j[j].val();
             self.ca_c[j].next = self.c.q.val() - self.c_4j[j].val() + self.s_count.val();
-            // `c − 4j > K` is `c > K + 4j` (the pick reads entry `j` only when `c ≥ 4j`), and
-            // with the beat `c + count > K + 4j`, a bit of `csth` (stop 52: `c − 4j`, then
-            // `+ count`, then `> K`, three in a row, were one seed's path at 146.7 MHz).
-            self.gtk_c[j].next = self.c.q.val() > self.c_k4j[j].val();
-            self.gtk_ca[j].next = ((self.csth.val() >> self.c_k4j[j].val()) & self.c_one136.val()) != 0;
             self.mk_c[j].next = (self.mp_c[j].val() & self.c_n7_hi.val()) == 0;
             self.hz_c[j].next = self.mpos.q.val() == self.c_j7[j].val();
         }
@@ -517,7 +467,17 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
 
         // The input beat: taken when it fits behind what stays — always when `c ≤ K`, else
         // when a whole beat goes out. Never on a bad header's half beat (it empties `acc`).
-        self.c_le_k.next = !self.cgk.q.val();
+        // `c > K` is `c ≥ K + 4`, or `c ≥ K` and not a multiple of 4: one LUT of two bits of
+        // `c`'s thermometer and its low two bits (stop 52 kept `c > K` in a register, `cgk`,
+        // whose next value, `c + count` then `> K + 4j`, was one seed's path at 149.5 MHz).
+        self.c_le_k.next = true;
+        for j in (K / 4)..(K / 4 + 1) {
+            if self.cw.q.val().get_bit(j + 1)
+                | (self.cw.q.val().get_bit(j) & ((self.c.q.val() & self.c_three8.val()) != 0))
+            {
+                self.c_le_k.next = false;
+            }
+        }
         // (No reset term, as in the check stage's ready: the input skid in front resets too.)
         self.room.next = !self.half.val() & (self.c_le_k.val() | self.full.val());
         self.s.tready.next = self.room.val();
@@ -545,7 +505,6 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         // (ORed in Locals: rust-hdl's simulator does not read back a DFF input assigned in the
         // same update, Verilog does.)
         self.c_nx.next = 0.into();
-        self.gtk_nx.next = false;
         self.mpos_next.next = 0.into();
         self.mk_nx.next = false;
         self.hw_nx.next = false;
@@ -557,10 +516,8 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
                 self.hw_nx.next = self.hw_nx.val() | self.hz_c[j].val();
                 if self.accept.val() {
                     self.c_nx.next = self.c_nx.val() | self.ca_c[j].val();
-                    self.gtk_nx.next = self.gtk_nx.val() | self.gtk_ca[j].val();
                 } else {
                     self.c_nx.next = self.c_nx.val() | self.c_c[j].val();
-                    self.gtk_nx.next = self.gtk_nx.val() | self.gtk_c[j].val();
                 }
             }
             if self.toh[j].val() {
@@ -633,12 +590,10 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             }
         }
         self.c.d.next = self.c_nx.val();
-        self.cgk.d.next = self.gtk_nx.val();
         self.cw.d.next = self.cw_nx.val() & self.c_cw_mask.val();
         self.r.d.next = self.r_nx.val();
         if self.half.val() {
             self.c.d.next = 0.into();
-            self.cgk.d.next = false;
             self.cw.d.next = self.c_one64.val();
         }
         if self.at_start.val() & self.ge[1].val() {
@@ -673,7 +628,6 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         if self.reset.val() {
             self.acc.d.next = 0.into();
             self.c.d.next = 0.into();
-            self.cgk.d.next = false;
             self.cw.d.next = self.c_one64.val();
             self.woff.d.next = self.cfg_offset.val();
             self.e_q.d.next = 0.into();
