@@ -77,6 +77,9 @@ pub struct Check<const D: usize, const K: usize, const D2: usize> {
     pending: DFF<Bit>,
     pend_bad: DFF<Bit>,
     err: DFF<Bits<2>>,
+    /// `err ≠ 0`, a register of its own: `p_ready` is then one LUT of registers, and the
+    /// stages in front hang their enables on it.
+    stopped: DFF<Bit>,
     err_off: DFF<Bits<32>>,
     err_found: DFF<Bits<32>>,
     err_exp: DFF<Bits<32>>,
@@ -151,6 +154,7 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Check<D, K, D2
             pending: Default::default(),
             pend_bad: Default::default(),
             err: Default::default(),
+            stopped: Default::default(),
             err_off: Default::default(),
             err_found: Default::default(),
             err_exp: Default::default(),
@@ -190,7 +194,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, len_q, ob, o, pending, pend_bad, err, err_off, err_found, err_exp, n_fpdus, n_crc, n_mk,
+            self, clock, len_q, ob, o, pending, pend_bad, err, stopped, err_off, err_found, err_exp, n_fpdus, n_crc, n_mk,
             n_len, m_data, m_keep, m_valid, m_last, m_user, m_lenr
         );
         self.m.tdata.next = self.m_data.q.val();
@@ -213,8 +217,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
         // No reset term: the stages in front reset in the same clock, so a beat taken then is
         // dropped there too, and the block's reset stays off this chain (`AxisStageSkid`).
         self.out_free.next = !self.m_valid.q.val() | self.m.tready.val();
-        self.p_ready.next = !self.pending.q.val()
-            & ((self.err.q.val() != 0) | self.out_free.val());
+        self.p_ready.next = !self.pending.q.val() & (self.stopped.q.val() | self.out_free.val());
 
         // The beat's ULPDU octets appended behind the `o` held.
         self.t.next = self.o.q.val() + self.p_cnt.val();
@@ -258,7 +261,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
         // inside come from registers alone (stop 52's seed 2: the skid's `sk_valid` → `take` →
         // the selects of `m_data` at 147.8 MHz). Under it the two cases exclude each other: a
         // pending tail holds `p_ready` low.
-        self.go.next = self.p_valid.val() & !self.pending.q.val() & (self.err.q.val() == 0);
+        self.go.next = self.p_valid.val() & !self.pending.q.val() & !self.stopped.q.val();
         if self.out_free.val() {
             self.m_valid.d.next = false;
             if self.pending.q.val() {
@@ -277,6 +280,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
                 if self.p_kind.val() != 0 {
                     // Length or Marker: the stream ends here; an open frame is closed as bad.
                     self.err.d.next = self.p_kind.val();
+                    self.stopped.d.next = true;
                     self.err_off.d.next = self.p_err_off.val();
                     self.err_found.d.next = self.p_err_found.val();
                     self.err_exp.d.next = self.p_err_exp.val();
@@ -314,6 +318,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
                     if self.p_last.val() {
                         if self.p_crc_bad.val() {
                             self.err.d.next = self.c_err_crc.val();
+                            self.stopped.d.next = true;
                             self.err_off.d.next = self.p_err_off.val();
                             self.err_found.d.next = self.p_err_found.val();
                             self.err_exp.d.next = self.p_err_exp.val();
@@ -343,6 +348,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
             self.ob.d.next = 0.into();
             self.pending.d.next = false;
             self.err.d.next = 0.into();
+            self.stopped.d.next = false;
             self.err_off.d.next = 0.into();
             self.err_found.d.next = 0.into();
             self.err_exp.d.next = 0.into();

@@ -46,7 +46,8 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     pub c_words: Signal<Out, Bits<D>>,
     pub c_first: Signal<Out, Bit>,
     pub c_last: Signal<Out, Bit>,
-    pub c_mkl: Signal<Out, Bits<8>>,
+    /// A Marker leads the beat (lane 0): the prep stage's rule order reads it.
+    pub c_lead: Signal<Out, Bit>,
     pub c_base: Signal<Out, Bits<32>>,
     pub c_valid: Signal<Out, Bit>,
     pub c_ready: Signal<In, Bit>,
@@ -125,7 +126,7 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     q_words: DFF<Bits<D>>,
     q_first: DFF<Bit>,
     q_last: DFF<Bit>,
-    q_mkl: DFF<Bits<8>>,
+    q_lead: DFF<Bit>,
     q_base: DFF<Bits<32>>,
     q_found: DFF<Bits<32>>,
     q_calc: DFF<Bits<32>>,
@@ -150,7 +151,10 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     len_keep: Signal<Local, Bits<K>>,
     c_big16: Constant<Bits<16>>,
     c_low8: Constant<Bits<8>>,
-    c_one_k: Constant<Bits<K>>,
+    /// Bits `0..v` set (`v < K`), all `K`, and `K` itself.
+    c_low_k: [Constant<Bits<K>>; 64],
+    c_all_k: Constant<Bits<K>>,
+    c_k8: Constant<Bits<8>>,
     mk_off: Signal<Local, Bits<32>>,
     found: Signal<Local, Bits<16>>,
     hdr_off_eff: Signal<Local, Bits<16>>,
@@ -174,6 +178,15 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     /// (stop 50: `p_mkl` → the header word → the comparison → `q_len_bad` limited the
     /// receiver at 142.8 MHz on seed 1).
     p_len_bad: DFF<Bit>,
+    /// A Marker leads the beat, registered: stage 2's header word and the prep stage's rule
+    /// order pick by it (stop 53: `p_mkl == 0` in front of the header word's select was one
+    /// seed's path at 150.7 MHz, `mkl == 0` in front of the prep stage's rule another's).
+    p_lead: DFF<Bit>,
+    lead_in: Signal<Local, Bit>,
+    /// The Marker's lane to its low bits (`mkl < N` when the beat holds one): the lane pick
+    /// and `4·mkl` read `log2 N` bits, not seven.
+    mkl_lo: Signal<Local, Bits<8>>,
+    c_lane_mask: Constant<Bits<8>>,
     len_bad0: Signal<Local, Bit>,
     len_bad1: Signal<Local, Bit>,
     len0: Signal<Local, Bits<16>>,
@@ -213,7 +226,7 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             c_words: Default::default(),
             c_first: Default::default(),
             c_last: Default::default(),
-            c_mkl: Default::default(),
+            c_lead: Default::default(),
             c_base: Default::default(),
             c_valid: Default::default(),
             c_ready: Default::default(),
@@ -246,7 +259,7 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             q_words: Default::default(),
             q_first: Default::default(),
             q_last: Default::default(),
-            q_mkl: Default::default(),
+            q_lead: Default::default(),
             q_base: Default::default(),
             q_found: Default::default(),
             q_calc: Default::default(),
@@ -271,7 +284,9 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             len_keep: Default::default(),
             c_big16: Constant::new((!(2 * K as u64 - 1) & 0xFFFF).into()),
             c_low8: Constant::new((2 * K as u64 - 1).into()),
-            c_one_k: Constant::new(1u64.into()),
+            c_low_k: std::array::from_fn(|v| Constant::new(crate::bits::low_ones(v.min(K)).into())),
+            c_all_k: Constant::new(crate::bits::low_ones(K).into()),
+            c_k8: Constant::new((K as u64).into()),
             mk_off: Default::default(),
             found: Default::default(),
             hdr_off_eff: Default::default(),
@@ -287,6 +302,10 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             p_bm: Default::default(),
             p_bad_first: Default::default(),
             p_len_bad: Default::default(),
+            p_lead: Default::default(),
+            lead_in: Default::default(),
+            mkl_lo: Default::default(),
+            c_lane_mask: Constant::new(((K / 4 - 1) as u64).into()),
             len_bad0: Default::default(),
             len_bad1: Default::default(),
             len0: Default::default(),
@@ -330,13 +349,13 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, p_words, p_n, p_first, p_last, p_mk, p_mkl, p_base, p_nt, p_valid, p_ld, p_msel, p_found, p_d, p_bm, p_bad_first, p_len_bad, crc_r, q_words, q_first, q_last, q_mkl, q_base, q_found, q_calc, q_valid, q_raw,
+            self, clock, p_words, p_n, p_first, p_last, p_mk, p_mkl, p_base, p_nt, p_valid, p_ld, p_msel, p_found, p_d, p_bm, p_bad_first, p_len_bad, p_lead, crc_r, q_words, q_first, q_last, q_lead, q_base, q_found, q_calc, q_valid, q_raw,
             q_raw_keep, q_lane_keep, q_len_in, q_len_keep, q_len_big, q_hdr_at, q_mk_off, q_mk_found, q_mk_exp, q_mk_bad, q_len_bad, hdr_off
         );
         self.c_words.next = self.q_words.q.val();
         self.c_first.next = self.q_first.q.val();
         self.c_last.next = self.q_last.q.val();
-        self.c_mkl.next = self.q_mkl.q.val();
+        self.c_lead.next = self.q_lead.q.val();
         self.c_base.next = self.q_base.q.val();
         self.c_crc_found.next = self.q_found.q.val();
         self.c_crc_calc.next = self.q_calc.q.val();
@@ -387,8 +406,9 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         // 111.3 MHz). Read only when the beat holds a Marker, whose lane is below `N`.
         self.mk_ptr.next = 0.into();
         self.mk_lane.next = 0.into();
+        self.mkl_lo.next = self.b.mkl.val() & self.c_lane_mask.val();
         for l in 0..(K / 4) {
-            if self.b.mkl.val() == self.c_lane[l].val() {
+            if self.mkl_lo.val() == self.c_lane[l].val() {
                 self.mk_lane.next = self.b.words.val() >> (l * 32).to_bits::<16>();
                 self.mk_ptr.next = self.mk_ptr.val() | bit_cast::<16, D>(self.mk_lane.val() >> 16);
             }
@@ -403,7 +423,7 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         // levels, limited the receiver at 130.0 MHz). On a first beat, the Marker is good when
         // `f == 4·mkl`.
         self.base16.next = bit_cast::<16, 32>(self.b.base.val());
-        self.mk4.next = bit_cast::<16, 8>(self.b.mkl.val()) << 2;
+        self.mk4.next = bit_cast::<16, 8>(self.mkl_lo.val()) << 2;
         self.nfm.next = !(self.found.val() & self.c_ptr_mask.val());
         self.sv.next = self.base16.val() ^ self.mk4.val() ^ self.nfm.val();
         self.cv.next = (((self.base16.val() & self.mk4.val())
@@ -418,6 +438,7 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
             (bit_cast::<16, D>(self.b.words.val() >> 32) << 8) | (bit_cast::<16, D>(self.b.words.val() >> 32) >> 8);
         self.len_bad0.next = (self.len0.val() == 0) | (self.len0.val() > self.cfg_mulpdu.val());
         self.len_bad1.next = (self.len1.val() == 0) | (self.len1.val() > self.cfg_mulpdu.val());
+        self.lead_in.next = self.b.mk.val() & (self.b.mkl.val() == 0);
 
         // Stage 2: `A_{4m}·R ⊕ L(d)`.
         self.placed.next = 0.into();
@@ -444,7 +465,7 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         }
 
         // The beat's layout for the prep stage (see `c_raw`).
-        self.lead_mk.next = self.p_mk.q.val() & (self.p_mkl.q.val() == 0);
+        self.lead_mk.next = self.p_lead.q.val();
         // `4n − MARKER_LEN·mk − HEADER_LEN·first`: one subtraction of a constant picked by `mk` and `first`
         // (two in a row were the receiver's path on one seed at 141.2 MHz, stop 52).
         self.raw_off.next = self.c_raw_off[0].val();
@@ -489,11 +510,17 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         // 128`) with constants.
         self.len_big.next = (self.len_in.val() & self.c_big16.val()).any();
         self.len_low.next = bit_cast::<8, 16>(self.len_in.val()) & self.c_low8.val();
+        // `i < len_low` as equalities: for each value `v < K`, its mask of bits `0..v`; from
+        // `K` up every bit (stop 53: the compares were carry chains, one seed's path at 150.7
+        // MHz).
         self.len_keep.next = 0.into();
-        for i in 0..K {
-            if self.len_big.val() | (i.to_bits::<8>() < self.len_low.val()) {
-                self.len_keep.next = self.len_keep.val() | (self.c_one_k.val() << i.to_bits::<16>());
+        for v in 1..K {
+            if self.len_low.val() == v.to_bits::<8>() {
+                self.len_keep.next = self.c_low_k[v].val();
             }
+        }
+        if self.len_big.val() | ((self.len_low.val() & self.c_k8.val()) != 0) {
+            self.len_keep.next = self.c_all_k.val();
         }
         self.hdr_at.next = self.p_base.q.val();
         if self.lead_mk.val() {
@@ -530,8 +557,9 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
                 self.p_d.d.next = self.sv.val() + self.cv.val();
                 self.p_bm.d.next = self.base16.val() + self.mk4.val();
                 self.p_bad_first.d.next = (self.found.val() & self.c_ptr_mask.val()) != self.mk4.val();
+                self.p_lead.d.next = self.lead_in.val();
                 self.p_len_bad.d.next = self.len_bad0.val();
-                if self.b.mk.val() & (self.b.mkl.val() == 0) {
+                if self.lead_in.val() {
                     self.p_len_bad.d.next = self.len_bad1.val();
                 }
             }
@@ -544,36 +572,39 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         if (!self.p_valid.q.val() | !self.q_valid.q.val() | self.c_ready.val()) & self.b.valid.val() {
             self.p_ld.d.next = self.data_net.y.val();
         }
-        if (!self.q_valid.q.val() | self.c_ready.val()) & self.p_valid.q.val() {
+        if !self.q_valid.q.val() | self.c_ready.val() {
             self.q_calc.d.next = self.finish.y.val();
         }
+        // The output registers load with every advance, valid or not (read only under
+        // `q_valid`), so that their enable is `adv` alone; the header's offset and the CRC
+        // register advance with valid beats only (see the prep stage, stop 53).
         if self.adv.val() {
             self.q_valid.d.next = self.p_valid.q.val();
             if self.p_valid.q.val() {
-                self.q_raw.d.next = self.raw.val();
-                self.q_raw_keep.d.next = self.raw_keep.val();
-                self.q_lane_keep.d.next = self.lane_keep.val();
-                self.q_len_in.d.next = self.len_in.val();
-                self.q_len_keep.d.next = self.len_keep.val();
-                self.q_len_big.d.next = self.len_big.val();
-                self.q_hdr_at.d.next = self.hdr_at.val();
-                self.q_mk_off.d.next = self.mk_off.val();
-                self.q_mk_found.d.next = self.p_found.q.val();
-                self.q_mk_exp.d.next = self.expected.val();
-                self.q_mk_bad.d.next = self.mk_bad.val();
-                self.q_len_bad.d.next = self.p_first.q.val() & self.p_len_bad.q.val();
                 self.hdr_off.d.next = self.hdr_off_eff.val();
-                self.q_words.d.next = self.p_words.q.val();
-                self.q_first.d.next = self.p_first.q.val();
-                self.q_last.d.next = self.p_last.q.val();
-                self.q_mkl.d.next = self.p_mkl.q.val();
-                self.q_base.d.next = self.p_base.q.val();
-                self.q_found.d.next = self.crc_word.val();
                 self.crc_r.d.next = self.nxt.val();
                 if self.p_last.q.val() {
                     self.crc_r.d.next = self.c_init.val();
                 }
             }
+            self.q_raw.d.next = self.raw.val();
+            self.q_raw_keep.d.next = self.raw_keep.val();
+            self.q_lane_keep.d.next = self.lane_keep.val();
+            self.q_len_in.d.next = self.len_in.val();
+            self.q_len_keep.d.next = self.len_keep.val();
+            self.q_len_big.d.next = self.len_big.val();
+            self.q_hdr_at.d.next = self.hdr_at.val();
+            self.q_mk_off.d.next = self.mk_off.val();
+            self.q_mk_found.d.next = self.p_found.q.val();
+            self.q_mk_exp.d.next = self.expected.val();
+            self.q_mk_bad.d.next = self.mk_bad.val();
+            self.q_len_bad.d.next = self.p_first.q.val() & self.p_len_bad.q.val();
+            self.q_words.d.next = self.p_words.q.val();
+            self.q_first.d.next = self.p_first.q.val();
+            self.q_last.d.next = self.p_last.q.val();
+            self.q_lead.d.next = self.p_lead.q.val();
+            self.q_base.d.next = self.p_base.q.val();
+            self.q_found.d.next = self.crc_word.val();
         }
         if self.reset.val() {
             self.crc_r.d.next = self.c_init.val();

@@ -301,7 +301,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
         self.prep.b_words.next = self.crcc.c_words.val();
         self.prep.b_first.next = self.crcc.c_first.val();
         self.prep.b_last.next = self.crcc.c_last.val();
-        self.prep.b_mkl.next = self.crcc.c_mkl.val();
+        self.prep.b_lead.next = self.crcc.c_lead.val();
         self.prep.b_base.next = self.crcc.c_base.val();
         self.prep.b_valid.next = self.crcc.c_valid.val();
         self.crcc.c_ready.next = self.prep.b_ready.val();

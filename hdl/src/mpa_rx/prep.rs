@@ -35,7 +35,8 @@ pub struct Prep<const D: usize, const K: usize> {
     pub b_words: Signal<In, Bits<D>>,
     pub b_first: Signal<In, Bit>,
     pub b_last: Signal<In, Bit>,
-    pub b_mkl: Signal<In, Bits<8>>,
+    /// A Marker leads the beat.
+    pub b_lead: Signal<In, Bit>,
     pub b_base: Signal<In, Bits<32>>,
     pub b_valid: Signal<In, Bit>,
     pub b_ready: Signal<Out, Bit>,
@@ -132,7 +133,7 @@ impl<const D: usize, const K: usize> Default for Prep<D, K> {
             b_words: Default::default(),
             b_first: Default::default(),
             b_last: Default::default(),
-            b_mkl: Default::default(),
+            b_lead: Default::default(),
             b_base: Default::default(),
             b_valid: Default::default(),
             b_ready: Default::default(),
@@ -288,12 +289,17 @@ impl<const D: usize, const K: usize> Logic for Prep<D, K> {
         // the header) were judged by the CRC stage (`b_len_bad`, `b_mk_bad`).
         // The first rule broken in stream order.
         self.kind.next = 0.into();
-        if self.b_len_bad.val() & !(self.b_mk_bad.val() & (self.b_mkl.val() == 0)) {
+        if self.b_len_bad.val() & !(self.b_mk_bad.val() & self.b_lead.val()) {
             self.kind.next = self.c_err_len.val();
         } else if self.b_mk_bad.val() {
             self.kind.next = self.c_err_mk.val();
         }
 
+        // The output registers load with every advance, valid or not (they are read only under
+        // `q_valid`): their enable is `b_ready` alone, which the check stage's ready reaches
+        // through one LUT (stop 53: `b_ready & b_valid` behind it, the output skid → the
+        // check's `out_free` → `b_ready` → the enable of `q_len` was one seed's path at 152.7
+        // MHz). The FPDU's state advances with valid beats only.
         if self.b_ready.val() {
             self.q_valid.d.next = self.b_valid.val();
             if self.b_valid.val() {
@@ -303,27 +309,27 @@ impl<const D: usize, const K: usize> Logic for Prep<D, K> {
                 self.u_big.d.next = self.u_eff.val() >= self.b_raw.val() + self.c_two_k.val();
                 self.len_q.d.next = self.len_eff.val();
                 self.fstart.d.next = self.fstart_eff.val();
-                self.q_payload.d.next = self.payload.val() & self.byte_mask.val();
-                self.q_cnt.d.next = self.m_cnt.val();
-                self.q_keep.d.next = self.octet_keep.val();
-                self.q_len.d.next = self.len_eff.val();
-                self.q_last.d.next = self.b_last.val();
-                self.q_crc_bad.d.next =
-                    self.b_last.val() & self.cfg_crc.val() & (self.b_crc_found.val() != self.b_crc_calc.val());
-                self.q_kind.d.next = self.kind.val();
-                // What status reports: the length's, the Marker's, or the CRC's values.
-                self.q_err_off.d.next = self.fstart_eff.val();
-                self.q_err_found.d.next = self.b_crc_found.val();
-                self.q_err_exp.d.next = self.b_crc_calc.val();
-                if self.kind.val() == self.c_err_len.val() {
-                    self.q_err_off.d.next = self.b_hdr_at.val();
-                    self.q_err_found.d.next = bit_cast::<32, 16>(self.b_len_in.val());
-                    self.q_err_exp.d.next = bit_cast::<32, 16>(self.cfg_mulpdu.val());
-                } else if self.kind.val() == self.c_err_mk.val() {
-                    self.q_err_off.d.next = self.b_mk_off.val();
-                    self.q_err_found.d.next = bit_cast::<32, 16>(self.b_mk_found.val());
-                    self.q_err_exp.d.next = bit_cast::<32, 16>(self.b_mk_exp.val());
-                }
+            }
+            self.q_payload.d.next = self.payload.val() & self.byte_mask.val();
+            self.q_cnt.d.next = self.m_cnt.val();
+            self.q_keep.d.next = self.octet_keep.val();
+            self.q_len.d.next = self.len_eff.val();
+            self.q_last.d.next = self.b_last.val();
+            self.q_crc_bad.d.next =
+                self.b_last.val() & self.cfg_crc.val() & (self.b_crc_found.val() != self.b_crc_calc.val());
+            self.q_kind.d.next = self.kind.val();
+            // What status reports: the length's, the Marker's, or the CRC's values.
+            self.q_err_off.d.next = self.fstart_eff.val();
+            self.q_err_found.d.next = self.b_crc_found.val();
+            self.q_err_exp.d.next = self.b_crc_calc.val();
+            if self.kind.val() == self.c_err_len.val() {
+                self.q_err_off.d.next = self.b_hdr_at.val();
+                self.q_err_found.d.next = bit_cast::<32, 16>(self.b_len_in.val());
+                self.q_err_exp.d.next = bit_cast::<32, 16>(self.cfg_mulpdu.val());
+            } else if self.kind.val() == self.c_err_mk.val() {
+                self.q_err_off.d.next = self.b_mk_off.val();
+                self.q_err_found.d.next = bit_cast::<32, 16>(self.b_mk_found.val());
+                self.q_err_exp.d.next = bit_cast::<32, 16>(self.b_mk_exp.val());
             }
         }
         if self.reset.val() {
