@@ -11,35 +11,46 @@ use crate::crc::CrcStep;
 use offload_driver::crc::CrcKind;
 use rust_hdl::prelude::*;
 
-/// The NVMe-MI MIC register: on `en` it takes the CRC-32C step of one of two candidates, the
-/// running one (`state_in` over `data`, when `full`) or the committed one (`c_state` over
-/// `c_data`, when `c_full`), as `use_c` picks; a candidate that is not `full` leaves its state
-/// unchanged. Both steps run side by side from the frame stage's registers, so the key match
-/// that decides `use_c` only selects between finished results instead of feeding the
-/// window's shifter and the XOR network. (Only whole words are ever folded in here, so each
-/// step's octet mask is a constant and synthesis keeps no partial-word shifter: each step is
-/// a bare XOR network.)
+/// The NVMe-MI MIC register, folding each written word a clock after the beat that wrote it.
+///
+/// A beat with a target (`en`) registers its word (`pend`, with `pend_v` when it is a whole
+/// word: `full`) and the state the word continues from: the committed MIC (`c_state`, with
+/// `c_data` and `c_full`) when `use_c` picks the committed window, the initial value when the
+/// beat starts a packet's payload (`restart`), else the running register with the word before
+/// folded in. So the CRC-32C step runs from registers (`q` and `pend`) in the clock after the
+/// beat, not behind the window's shifter and the key match in the beat's own clock (MCTP RX
+/// W = 8's and `top_w8`'s critical path: the skid's data → the fill's barrel → the step, 15
+/// levels).
+///
+/// The MIC over every word taken so far is `q` with `pend` folded in (`fold`, when
+/// `pend_v`). Readers in the judging clock use `fold` (the committed MIC) or fold `pend` into
+/// their own step ([`crate::crc::CrcStepPair`]); `q` alone lags by that word.
 #[derive(LogicBlock)]
 pub struct MicReg<const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
-    /// Synchronous, active high: the CRC's initial value.
+    /// Synchronous, active high: the CRC's initial value, nothing pending.
     pub reset: Signal<In, Bit>,
     pub en: Signal<In, Bit>,
-    pub state_in: Signal<In, Bits<32>>,
+    /// The beat starts a packet's payload on a new message: its word continues from the
+    /// initial value.
+    pub restart: Signal<In, Bit>,
     pub data: Signal<In, Bits<D>>,
     pub full: Signal<In, Bit>,
     pub c_state: Signal<In, Bits<32>>,
     pub c_data: Signal<In, Bits<D>>,
     pub c_full: Signal<In, Bit>,
     pub use_c: Signal<In, Bit>,
+    /// The register: every word but the pending one folded in.
     pub q: Signal<Out, Bits<32>>,
+    pub pend: Signal<Out, Bits<D>>,
+    pub pend_v: Signal<Out, Bit>,
+    /// `q` with the pending word folded in.
+    pub fold: Signal<Out, Bits<32>>,
     step: CrcStep<D, K, 32>,
-    c_step: CrcStep<D, K, 32>,
-    r: DFF<Bits<32>>,
-    nxt_run: Signal<Local, Bits<32>>,
-    nxt_com: Signal<Local, Bits<32>>,
+    acc: DFF<Bits<32>>,
+    pw: DFF<Bits<D>>,
+    pv: DFF<Bit>,
     unused_fin: Signal<Local, Bits<32>>,
-    unused_c_fin: Signal<Local, Bits<32>>,
     c_init: Constant<Bits<32>>,
     c_ones_k: Constant<Bits<K>>,
 }
@@ -51,7 +62,7 @@ impl<const D: usize, const K: usize> Default for MicReg<D, K> {
             clock: Default::default(),
             reset: Default::default(),
             en: Default::default(),
-            state_in: Default::default(),
+            restart: Default::default(),
             data: Default::default(),
             full: Default::default(),
             c_state: Default::default(),
@@ -59,14 +70,15 @@ impl<const D: usize, const K: usize> Default for MicReg<D, K> {
             c_full: Default::default(),
             use_c: Default::default(),
             q: Default::default(),
+            pend: Default::default(),
+            pend_v: Default::default(),
+            fold: Default::default(),
             c_init: Constant::new(step.init()),
             step,
-            c_step: CrcStep::<D, K, 32>::new(CrcKind::Crc32c),
-            r: Default::default(),
-            nxt_run: Default::default(),
-            nxt_com: Default::default(),
+            acc: Default::default(),
+            pw: Default::default(),
+            pv: Default::default(),
             unused_fin: Default::default(),
-            unused_c_fin: Default::default(),
             c_ones_k: Constant::new(crate::bits::low_ones(K).into()),
         }
     }
@@ -75,32 +87,44 @@ impl<const D: usize, const K: usize> Default for MicReg<D, K> {
 impl<const D: usize, const K: usize> Logic for MicReg<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, r);
-        self.q.next = self.r.q.val();
-        self.step.state.next = self.state_in.val();
-        self.step.data.next = self.data.val();
+        dff_setup!(self, clock, acc, pw, pv);
+        // Only whole words are folded in here, so the step's octet mask is a constant and
+        // synthesis keeps no partial-word shifter: a bare XOR network from registers.
+        self.step.state.next = self.acc.q.val();
+        self.step.data.next = self.pw.q.val();
         self.step.keep.next = self.c_ones_k.val();
         self.unused_fin.next = self.step.fin.val();
-        self.c_step.state.next = self.c_state.val();
-        self.c_step.data.next = self.c_data.val();
-        self.c_step.keep.next = self.c_ones_k.val();
-        self.unused_c_fin.next = self.c_step.fin.val();
-        self.nxt_run.next = self.state_in.val();
-        if self.full.val() {
-            self.nxt_run.next = self.step.nxt.val();
+        // `fold` and the register's next value are written apart (the same select twice), so
+        // that Verilator sees no path from this block's inputs to `fold`: the frame stage reads
+        // `fold` and drives the inputs, in one `always` block (see the module doc).
+        self.q.next = self.acc.q.val();
+        self.pend.next = self.pw.q.val();
+        self.pend_v.next = self.pv.q.val();
+        self.fold.next = self.acc.q.val();
+        if self.pv.q.val() {
+            self.fold.next = self.step.nxt.val();
         }
-        self.nxt_com.next = self.c_state.val();
-        if self.c_full.val() {
-            self.nxt_com.next = self.c_step.nxt.val();
+        // The word is loaded every clock (read only under `pv`), so its enable is not `en`.
+        self.acc.d.next = self.acc.q.val();
+        if self.pv.q.val() {
+            self.acc.d.next = self.step.nxt.val();
+        }
+        self.pw.d.next = self.data.val();
+        self.pv.d.next = self.en.val() & self.full.val();
+        if self.use_c.val() {
+            self.pw.d.next = self.c_data.val();
+            self.pv.d.next = self.en.val() & self.c_full.val();
         }
         if self.en.val() {
-            self.r.d.next = self.nxt_run.val();
             if self.use_c.val() {
-                self.r.d.next = self.nxt_com.val();
+                self.acc.d.next = self.c_state.val();
+            } else if self.restart.val() {
+                self.acc.d.next = self.c_init.val();
             }
         }
         if self.reset.val() {
-            self.r.d.next = self.c_init.val();
+            self.acc.d.next = self.c_init.val();
+            self.pv.d.next = false;
         }
     }
 }

@@ -31,7 +31,8 @@
 //! 3. **Realignment.** Payload octets (after the header, before the PEC) are appended to a
 //!    window (`win`, `wf` < W octets) and written a whole word at a time, so every message
 //!    starts word-aligned and the reader reads one aligned word per beat. The CRC-32C step runs
-//!    over every written word (the MIC).
+//!    over every written word (the MIC), in the clock after the beat, from the registered word
+//!    ([`MicReg`]).
 //! 4. **Judging clock.** After a frame's last beat, one clock (input not ready) judges the
 //!    packet with the software's rules in the software's order (oversize, SMBus, PEC, header,
 //!    reassembly), writes the window's partial word, and either commits the packet (the
@@ -42,7 +43,8 @@
 //!    taken (the length compares against the baseline MTU, the unit and the limit; SMBus,
 //!    PEC, version, the open key's match, the sequence number), so the judging clock starts
 //!    from registered verdicts and only orders them. The MIC is split over two clocks: the
-//!    judging clock registers the last partial word's CRC-32C step, and the residue compare,
+//!    judging clock registers the CRC-32C step over the word still pending in the MIC
+//!    register and the last partial word (one step over two words, from registers), and the residue compare,
 //!    the counter and the free start follow in the next clock (the delivery clock); a beat
 //!    choosing its target in that clock sees them forwarded (the free start as the target's
 //!    last select, `slot_busy_f`, and `q_afull` for the queue). The descriptor is pushed a clock later still (`push_r`), so
@@ -67,7 +69,7 @@ use super::crc_regs::MicReg;
 use super::decode::INFO_BITS;
 use super::{MctpRxConfig, HW_MAX_LEN, MAX_PAYLOAD, RING_OCTETS};
 use crate::axis::AxisSink;
-use crate::crc::CrcStep;
+use crate::crc::CrcStepPair;
 use offload_driver::crc::CrcKind;
 use offload_driver::mctp::header::{EOM_BIT, HEADER_VERSION, SEQ_SHIFT, SOM_BIT, TO_BIT};
 use offload_driver::mctp::smbus::{self, COMMAND_CODE, PREFIX_LEN};
@@ -205,10 +207,11 @@ pub struct FrameStage<const D: usize, const K: usize> {
     /// Without this register the residue compare ran on through the queue's pointers and
     /// flags (`top_w8`'s critical path).
     push_r: DFF<Bit>,
-    // The MIC over each written word (a child: see `crc_regs`), the MIC over the final
-    // partial word in the judging clock.
+    // The MIC over each written word, folded a clock after its beat (a child: see
+    // `crc_regs`), and in the judging clock the MIC over the word still pending there and the
+    // final partial word.
     mic_w: MicReg<D, K>,
-    fin_step: CrcStep<D, K, 32>,
+    fin_step: CrcStepPair<D, K, 32>,
     // Ingest, this clock.
     e_hdr: Signal<Local, Bits<64>>,
     e_mh: Signal<Local, Bits<32>>,
@@ -251,7 +254,6 @@ pub struct FrameStage<const D: usize, const K: usize> {
     wa_inc: Signal<Local, Bits<14>>,
     e_wa_inc: Signal<Local, Bits<14>>,
     from_c: Signal<Local, Bit>,
-    e_mic: Signal<Local, Bits<32>>,
     e_first: Signal<Local, Bits<8>>,
     ring_ok: Signal<Local, Bit>,
     rdy: Signal<Local, Bit>,
@@ -354,7 +356,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
         // The flags octet is read as {SOM, EOM, seq[1:0], TO, tag[2:0]}.
         assert_eq!((SOM_BIT, EOM_BIT, SEQ_SHIFT, TO_BIT, HEADER_LEN), (7, 6, 4, 3, 4), "MCTP header layout changed");
         assert!(PREFIX_LEN + HEADER_LEN <= 8, "the SMBus prefix and MCTP header fit info's 8 header octets");
-        let fin_step = CrcStep::<D, K, 32>::new(CrcKind::Crc32c);
+        let fin_step = CrcStepPair::<D, K, 32>::new(CrcKind::Crc32c);
         // CRC-32C of any message followed by its own MIC, finished: the catalogue's residue
         // (the register) through the final XOR (CRC-32C is reflected: no reversal).
         let params = CrcKind::Crc32c.params();
@@ -473,7 +475,6 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             wa_inc: Default::default(),
             e_wa_inc: Default::default(),
             from_c: Default::default(),
-            e_mic: Default::default(),
             e_first: Default::default(),
             ring_ok: Default::default(),
             rdy: Default::default(),
@@ -603,12 +604,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         // before the flags beat has a target), so it also serves a new message; or the
         // committed window, for a packet continuing the open message. Only that choice
         // (`from_c`) waits for the key match. The MIC state a running window continues from is
-        // known without it: the initial value on the flags beat, the running MIC after it.
+        // known without it: the initial value on the flags beat (`mic_w.restart`), the running
+        // MIC after it.
         self.from_c.next = self.flags_here.val() & self.d_ring_cont.val();
-        self.e_mic.next = self.mic_w.q.val();
-        if self.flags_here.val() {
-            self.e_mic.next = self.c_mic_init.val();
-        }
         self.e_tr.next = self.t_ring.q.val();
         self.e_ts.next = self.t_slot.q.val();
         self.e_wa.next = self.wa.q.val();
@@ -764,8 +762,8 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.kp_nx.next = self.kp_nx_com.val();
         }
         // The MIC register takes the written word (not full: its state unchanged) with every
-        // beat that has a target, each window's step computed apart and `from_c` selecting.
-        self.mic_w.state_in.next = self.e_mic.val();
+        // beat that has a target, `from_c` selecting the window, and folds it in a clock later.
+        self.mic_w.restart.next = self.flags_here.val();
         self.mic_w.data.next = self.lo_run.val();
         self.mic_w.full.next = self.full_run.val();
         self.mic_w.c_state.next = self.mic_c.q.val();
@@ -911,10 +909,13 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         if self.j_som.val() {
             self.j_len.next = self.plen.val();
         }
-        // The MIC residue over the message and its MIC: the committed CRC and the last,
-        // partial word.
+        // The MIC residue over the message and its MIC: the MIC register, the word still
+        // pending in it (the last beat's, when that beat filled one) and the last, partial word,
+        // in one step from registers.
         self.fin_step.state.next = self.mic_w.q.val();
-        self.fin_step.data.next = self.win.q.val();
+        self.fin_step.lo.next = self.mic_w.pend.val();
+        self.fin_step.lo_full.next = self.mic_w.pend_v.val();
+        self.fin_step.hi.next = self.win.q.val();
         self.fin_step.keep.next = self.wf_keep_r.q.val();
         self.unused_nxt.next = self.fin_step.nxt.val();
         // (The residue compare itself is made in the next clock, from `dl_fin`.)
@@ -1036,7 +1037,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                     self.c_end.d.next = self.j_next.val();
                     self.okr_end.d.next = self.chk_wa2.val();
                     self.c_win.d.next = self.win.q.val();
-                    self.mic_c.d.next = self.mic_w.q.val();
+                    self.mic_c.d.next = self.mic_w.fold.val();
                     self.c_first.d.next = self.first_w.q.val();
                 }
             } else if !self.j_match.val() {
@@ -1066,7 +1067,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.c_end.d.next = self.j_next.val();
                 self.okr_end.d.next = self.chk_wa2.val();
                 self.c_win.d.next = self.win.q.val();
-                self.mic_c.d.next = self.mic_w.q.val();
+                self.mic_c.d.next = self.mic_w.fold.val();
             }
             // A delivered message's MIC verdict is registered and acted on in the next clock
             // (the MIC's last step and compare are this clock's longest path).
