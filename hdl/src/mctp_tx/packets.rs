@@ -183,6 +183,10 @@ pub struct PacketStage<const D: usize, const K: usize> {
     take: Signal<Local, Bit>,
     in_cnt: Signal<Local, Bits<8>>,
     tot: Signal<Local, Bits<8>>,
+    /// `in_cnt`, `avail` and `p` on their low ⌊log2 W⌋ + 1 bits.
+    cnt_in: Signal<Local, Bits<8>>,
+    cnt_av: Signal<Local, Bits<8>>,
+    cnt_p: Signal<Local, Bits<8>>,
     pad_t: Signal<Local, Bit>,
     pad_nt: Signal<Local, Bit>,
     rd_t: Signal<Local, Bits<8>>,
@@ -387,6 +391,9 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             take: Default::default(),
             in_cnt: Default::default(),
             tot: Default::default(),
+            cnt_in: Default::default(),
+            cnt_av: Default::default(),
+            cnt_p: Default::default(),
             pad_t: Default::default(),
             pad_nt: Default::default(),
             rd_t: Default::default(),
@@ -620,9 +627,17 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // The payload stream ended early: the rest of the message is zeros. Worked out for both
         // outcomes of `take` (with the new beat's octets, `_t`, or without, `_nt`) side by side,
         // and selected by it at the end, so `take` is not in front of the arithmetic.
-        self.tot.next = self.avail.val() + self.in_cnt.val();
-        self.pad_t.next = self.p.val() > self.tot.val();
-        self.pad_nt.next = self.p.val() > self.avail.val();
+        // Every count here is below 2W (`p`, `in_cnt` and `rd` at most W, `avail` below it), so
+        // the sums, differences and compares are on their low ⌊log2 W⌋ + 1 bits (`c_cnt_mask`):
+        // four-bit arithmetic at W = 8 instead of eight-bit carry chains, in front of `rd`
+        // and `avail_r` (MCTP TX W = 4 and 8's critical path: `m_keep` → `tot` → `pad_t` →
+        // `rd`).
+        self.cnt_in.next = self.in_cnt.val() & self.c_cnt_mask.val();
+        self.cnt_av.next = self.avail.val() & self.c_cnt_mask.val();
+        self.cnt_p.next = self.p.val() & self.c_cnt_mask.val();
+        self.tot.next = (self.cnt_av.val() + self.cnt_in.val()) & self.c_cnt_mask.val();
+        self.pad_t.next = self.cnt_p.val() > self.tot.val();
+        self.pad_nt.next = self.cnt_p.val() > self.cnt_av.val();
 
         // Payload octets: held from rd, then the new beat.
         // rd runs to W (held used up): the shift then clears it.
@@ -680,21 +695,21 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // What is left of held, and of the message (both outcomes, then the select), and
         // whether a message ending here had a length error (short, not ended by its last
         // beat, or octets left over).
-        self.rd_nt.next = self.rd.q.val() + self.p.val();
+        self.rd_nt.next = ((self.rd.q.val() & self.c_cnt_mask.val()) + self.cnt_p.val()) & self.c_cnt_mask.val();
         if self.pad_nt.val() {
             self.rd_nt.next = self.bend.q.val();
         }
-        self.rd_t.next = self.p.val() - self.avail.val();
+        self.rd_t.next = (self.cnt_p.val() - self.cnt_av.val()) & self.c_cnt_mask.val();
         if self.pad_t.val() {
             self.rd_t.next = self.in_cnt.val();
         }
         // What is left in held after the beat, `bend_n − rd_n`, for both outcomes of `take`.
-        self.avail_n.next = self.avail.val() - self.p.val();
+        self.avail_n.next = (self.cnt_av.val() - self.cnt_p.val()) & self.c_cnt_mask.val();
         if self.pad_nt.val() {
             self.avail_n.next = 0.into();
         }
         if self.take.val() {
-            self.avail_n.next = self.tot.val() - self.p.val();
+            self.avail_n.next = (self.tot.val() - self.cnt_p.val()) & self.c_cnt_mask.val();
             if self.pad_t.val() {
                 self.avail_n.next = 0.into();
             }
