@@ -243,16 +243,23 @@ pub struct FrameStage<const D: usize, const K: usize> {
     e_tr: Signal<Local, Bit>,
     e_ts: Signal<Local, Bit>,
     e_wa: Signal<Local, Bits<14>>,
+    /// The flags beat's address and first octet if its key matches (`_m1`) and if not (`_m0`).
+    e_wa_m1: Signal<Local, Bits<14>>,
+    e_wa_m0: Signal<Local, Bits<14>>,
+    e_first_m1: Signal<Local, Bits<8>>,
+    e_first_m0: Signal<Local, Bits<8>>,
+    /// `wa` after the beat: with a match (`_m1`), and as selected.
+    wa_nx_m1: Signal<Local, Bits<14>>,
+    wa_nx: Signal<Local, Bits<14>>,
     /// Where a full word of this beat goes: the running or the committed position. A beat that
     /// starts at a new address (the free start, the committed end, the slot) is a flags beat
     /// with an empty window, and its flags octet takes a lane, so it fills no word: neither the
     /// write address nor the increment waits for the new address (nor for the MIC verdict
     /// that picks the free start).
     e_wa_w: Signal<Local, Bits<14>>,
-    /// The word after `wa` (in the ring), and after `e_wa_w`: picked from `wa_inc` and
-    /// `c_wa_inc`, whose carry chains run from registers beside the key match.
+    /// The word after `wa` (in the ring); `c_wa_inc` is `c_wa`'s, so both carry chains run
+    /// from registers beside the key match.
     wa_inc: Signal<Local, Bits<14>>,
-    e_wa_inc: Signal<Local, Bits<14>>,
     from_c: Signal<Local, Bit>,
     e_first: Signal<Local, Bits<8>>,
     ring_ok: Signal<Local, Bit>,
@@ -471,9 +478,14 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             e_tr: Default::default(),
             e_ts: Default::default(),
             e_wa: Default::default(),
+            e_wa_m1: Default::default(),
+            e_wa_m0: Default::default(),
+            e_first_m1: Default::default(),
+            wa_nx_m1: Default::default(),
+            wa_nx: Default::default(),
+            e_first_m0: Default::default(),
             e_wa_w: Default::default(),
             wa_inc: Default::default(),
-            e_wa_inc: Default::default(),
             from_c: Default::default(),
             e_first: Default::default(),
             ring_ok: Default::default(),
@@ -607,6 +619,40 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         // known without it: the initial value on the flags beat (`mic_w.restart`), the running
         // MIC after it.
         self.from_c.next = self.flags_here.val() & self.d_ring_cont.val();
+        // The flags beat's address (and first octet) is worked out for either outcome of the
+        // key match side by side, and the match selects last: it was in front of the whole
+        // select chain (MCTP RX W = 1's critical path: the header octets → the match → the
+        // target's selects → `wa`). With a match (so a context is open) a start restarts at
+        // the committed end and anything else continues at the committed position. Without
+        // one, a single-packet start with a context open goes to the slot (address 0), a start
+        // with no context open to the free start, and anything else nowhere (unchanged).
+        self.e_wa_m1.next = self.c_wa.q.val();
+        self.e_first_m1.next = self.c_first.q.val();
+        if self.d_som.val() {
+            self.e_wa_m1.next = self.c_end.q.val();
+            self.e_first_m1.next = 0.into();
+        }
+        self.e_wa_m0.next = self.wa.q.val();
+        self.e_first_m0.next = self.first_w.q.val();
+        if self.d_som.val() {
+            if self.ctx_open.q.val() {
+                if self.d_eom.val() {
+                    self.e_wa_m0.next = 0.into();
+                    self.e_first_m0.next = 0.into();
+                }
+            } else {
+                // A new message with no context open starts at the free start; in the delivery
+                // clock a good delivery to the ring moves it to `dl_next`. That forward is this
+                // candidate's last select, so the residue compare behind `dl_good` meets the
+                // target's address in two 2:1 selects (`top_w8`'s critical path on seed 1 at
+                // e5d95f6 was `dl_fin` → the compare → the forwarded free start → `e_wa` → `wa`).
+                self.e_wa_m0.next = self.ms.q.val();
+                if self.dl_good.val() & !self.dl_slot.q.val() {
+                    self.e_wa_m0.next = self.dl_next.q.val();
+                }
+                self.e_first_m0.next = 0.into();
+            }
+        }
         self.e_tr.next = self.t_ring.q.val();
         self.e_ts.next = self.t_slot.q.val();
         self.e_wa.next = self.wa.q.val();
@@ -614,33 +660,12 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         if self.flags_here.val() {
             self.e_tr.next = self.d_ring_som.val() | self.d_ring_cont.val();
             self.e_ts.next = self.d_slot.val();
-            if self.d_slot.val() | self.d_ring_som.val() {
-                self.e_wa.next = 0.into();
-                if self.d_ring_som.val() {
-                    self.e_wa.next = self.ms.q.val();
-                    if self.ctx_open.q.val() {
-                        self.e_wa.next = self.c_end.q.val();
-                    }
-                }
-                self.e_first.next = 0.into();
+            self.e_wa.next = self.e_wa_m0.val();
+            self.e_first.next = self.e_first_m0.val();
+            if self.d_match.val() {
+                self.e_wa.next = self.e_wa_m1.val();
+                self.e_first.next = self.e_first_m1.val();
             }
-            if self.d_ring_cont.val() {
-                self.e_wa.next = self.c_wa.q.val();
-                self.e_first.next = self.c_first.q.val();
-            }
-        }
-        // A new message with no context open starts at the free start; in the delivery clock a
-        // good delivery to the ring moves it to `dl_next`. That forward is the last select, so
-        // the residue compare behind `dl_good` meets the target's address in one 2:1 select,
-        // not in front of the select chain above (`top_w8`'s critical path on seed 1 at
-        // e5d95f6: `dl_fin` → the compare → the forwarded free start → `e_wa` → `wa`).
-        if self.flags_here.val()
-            & self.d_ring_som.val()
-            & !self.ctx_open.q.val()
-            & self.dl_good.val()
-            & !self.dl_slot.q.val()
-        {
-            self.e_wa.next = self.dl_next.q.val();
         }
         // Ready unless judging, or a frame would start with no descriptor free (counting the one
         // being published: pending in the delivery clock, pushed in the next), or the ring
@@ -779,12 +804,31 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.wr_slot.next = self.e_ts.val();
         self.wa_inc.next = (self.wa.q.val() + 1) & self.c_pm.val();
         self.e_wa_w.next = self.wa.q.val();
-        self.e_wa_inc.next = self.wa_inc.val();
         if self.from_c.val() {
             self.e_wa_w.next = self.c_wa.q.val();
-            self.e_wa_inc.next = self.c_wa_inc.q.val();
         }
         self.wr_addr.next = self.e_wa_w.val();
+        // The write position after the beat, the key match selecting last as for `e_wa`: a
+        // flags beat fills a word only when it continues the committed window (its own flags
+        // octet takes a lane, and a new message's window is empty), so only that candidate
+        // moves on by a word.
+        self.wa_nx_m1.next = self.c_wa.q.val();
+        if self.full_com.val() {
+            self.wa_nx_m1.next = self.c_wa_inc.q.val();
+        }
+        if self.d_som.val() {
+            self.wa_nx_m1.next = self.c_end.q.val();
+        }
+        self.wa_nx.next = self.wa.q.val();
+        if self.full_run.val() {
+            self.wa_nx.next = self.wa_inc.val();
+        }
+        if self.flags_here.val() {
+            self.wa_nx.next = self.e_wa_m0.val();
+            if self.d_match.val() {
+                self.wa_nx.next = self.wa_nx_m1.val();
+            }
+        }
         self.wr_data.next = self.lo.val();
         if self.endc.q.val() {
             self.wr_en.next = (self.t_ring.q.val() | self.t_slot.q.val()) & (self.wf.q.val() != 0);
@@ -871,14 +915,15 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             if self.flags_here.val() {
                 self.sa.d.next = self.e_wa.val();
             }
+            // A flags beat without a target leaves `wa` as it is (`wa_nx` is `wa` then), so
+            // its enable does not wait for the key match.
+            if self.flags_here.val() | self.t_ring.q.val() | self.t_slot.q.val() {
+                self.wa.d.next = self.wa_nx.val();
+            }
             if self.e_tr.val() | self.e_ts.val() {
-                self.wa.d.next = self.e_wa.val();
                 self.win.d.next = self.win_nx.val();
                 self.wf.d.next = self.wf_nx.val();
                 self.wf_keep_r.d.next = self.kp_nx.val();
-                if self.full.val() {
-                    self.wa.d.next = self.e_wa_inc.val();
-                }
                 self.first_w.d.next = self.e_first.val();
                 if self.d_som.val() & self.info.val().get_bit(114) {
                     self.first_w.d.next = self.pay.val().get_bits::<8>(0);
