@@ -179,6 +179,18 @@ impl CrcNetwork {
         crc ^ self.params.xorout
     }
 
+    /// The register whose [`CrcNetwork::finish`] is `crc` (the permutation undone).
+    pub fn unfinish(&self, crc: u64) -> u64 {
+        let c = crc ^ self.params.xorout;
+        self.out_perm.iter().enumerate().fold(0u64, |r, (j, &p)| r | ((c >> j & 1) << p))
+    }
+
+    /// The register after `n ≤ W` zero octets: with the residue check of a message that ends
+    /// `n` octets before a word's end, the target a whole zero-padded word is compared with.
+    pub fn zeros_after(&self, r: u64, n: usize) -> u64 {
+        self.step(r, &vec![0; self.bytes], crate::bits::low_ones(n))
+    }
+
     /// CRC of a whole buffer through [`CrcNetwork::step`], beat by beat, the last beat partial:
     /// the model the hardware must match.
     pub fn checksum(&self, data: &[u8]) -> u64 {

@@ -108,3 +108,42 @@ fn unshift_halves_sum_to_the_matrix_and_halve_the_fan_in() {
         }
     }
 }
+
+/// The residue check of a message that ends `k` octets into a word, made on the word padded
+/// with zeros: the register after that whole word equals the residue's register advanced by
+/// `W − k` zero octets exactly when the message and its MIC check. MCTP RX's judging clock
+/// compares this way (no partial-word shifter in front of its step). Checked for every
+/// length up to three words at W = 1, 4 and 8, and for one flipped bit in each.
+#[test]
+fn a_zero_padded_word_checks_against_the_advanced_residue() {
+    use crate::crc::network::CrcNetwork;
+    let kind = CrcKind::Crc32c;
+    let p = kind.params();
+    for w in [1usize, 4, 8] {
+        let net = CrcNetwork::new(p, w);
+        let r0 = net.unfinish(p.residue ^ p.xorout);
+        assert_eq!(net.finish(r0), p.residue ^ p.xorout, "unfinish undoes finish");
+        for len in 0..3 * w {
+            let msg: Vec<u8> = (0..len).map(|i| (i * 37 + 11) as u8).collect();
+            let mut good = msg.clone();
+            good.extend((kind.checksum(&msg) as u32).to_le_bytes());
+            let mut bad = good.clone();
+            bad[len / 2] ^= 0x10;
+            for (m, checks) in [(good, true), (bad, false)] {
+                let k = m.len() % w;
+                let mut r = net.init_r;
+                let mut word = vec![0u8; w];
+                for (i, chunk) in m.chunks(w).enumerate() {
+                    word.fill(0);
+                    word[..chunk.len()].copy_from_slice(chunk);
+                    // A whole last word is followed by an empty window: one more zero word.
+                    r = net.step(r, &word, crate::bits::low_ones(w));
+                    if i == (m.len() - 1) / w && k == 0 {
+                        r = net.step(r, &vec![0; w], crate::bits::low_ones(w));
+                    }
+                }
+                assert_eq!(r == net.zeros_after(r0, w - k), checks, "W = {w}, {} octets", m.len());
+            }
+        }
+    }
+}

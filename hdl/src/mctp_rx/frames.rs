@@ -196,8 +196,11 @@ pub struct FrameStage<const D: usize, const K: usize> {
     dl_pend: DFF<Bit>,
     dl_bad: DFF<Bit>,
     /// The MIC's residue compare waits for the delivery clock: the judging clock registers
-    /// the CRC over the last partial word (`dl_fin`) and whether the MIC is checked.
+    /// the CRC register after the pending word and the last word padded with zeros (`dl_fin`),
+    /// the residue's register advanced by the padding (`dl_tgt`) and whether the MIC is
+    /// checked.
     dl_fin: DFF<Bits<32>>,
+    dl_tgt: DFF<Bits<32>>,
     dl_chk: DFF<Bit>,
     dl_slot: DFF<Bit>,
     dl_next: DFF<Bits<14>>,
@@ -320,7 +323,9 @@ pub struct FrameStage<const D: usize, const K: usize> {
     j_start: Signal<Local, Bits<14>>,
     j_olen: Signal<Local, Bits<13>>,
     desc_l: Signal<Local, Bits<62>>,
-    unused_nxt: Signal<Local, Bits<32>>,
+    unused_fin: Signal<Local, Bits<32>>,
+    /// The residue check's target for this window's fill.
+    fin_tgt: Signal<Local, Bits<32>>,
     // Constants.
     /// The top lane, `W − 1`: a window holding it is full.
     c_top_lane: Constant<Bits<K>>,
@@ -349,7 +354,12 @@ pub struct FrameStage<const D: usize, const K: usize> {
     c_baseline: Constant<Bits<16>>,
     c_mic_len: Constant<Bits<16>>,
     c_mic_init: Constant<Bits<32>>,
-    c_residue: Constant<Bits<32>>,
+    /// `c_tgt[k]`: the register a good message's CRC has after `W − k` zero octets, when it
+    /// ends `k` octets into the window: the residue's register, advanced. `c_kbit[k]`: the
+    /// window lane that says its fill is at least `k` (none for `k = 0`).
+    c_tgt: [Constant<Bits<32>>; K],
+    c_kbit: [Constant<Bits<K>>; K],
+    c_ones_k: Constant<Bits<K>>,
     c_desc_slot: Constant<Bits<62>>,
     c_desc_to: Constant<Bits<62>>,
     c_mic_len13: Constant<Bits<13>>,
@@ -368,6 +378,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
         // (the register) through the final XOR (CRC-32C is reflected: no reversal).
         let params = CrcKind::Crc32c.params();
         let residue = params.residue ^ params.xorout;
+        let net = crate::crc::network::CrcNetwork::new(params, K);
         let rw = (RING_OCTETS / K) as u64;
         let c16 = |v: usize| Constant::new((v as u64).into());
         Self {
@@ -442,6 +453,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             dl_pend: Default::default(),
             dl_bad: Default::default(),
             dl_fin: Default::default(),
+            dl_tgt: Default::default(),
             dl_chk: Default::default(),
             dl_slot: Default::default(),
             dl_next: Default::default(),
@@ -542,7 +554,8 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             j_start: Default::default(),
             j_olen: Default::default(),
             desc_l: Default::default(),
-            unused_nxt: Default::default(),
+            unused_fin: Default::default(),
+            fin_tgt: Default::default(),
             c_top_lane: Constant::new((1u64 << (K - 1)).into()),
             c_w: Constant::new((K as u64).into()),
             c_fill_bit: std::array::from_fn(|b| Constant::new((1u64 << b).into())),
@@ -567,7 +580,9 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             c_ic: Constant::new(((IC_BIT as u64) & 0xFF).into()),
             c_baseline: c16(BASELINE_MTU),
             c_mic_len: c16(MIC_LEN),
-            c_residue: Constant::new(residue.into()),
+            c_tgt: std::array::from_fn(|k| Constant::new(net.zeros_after(net.unfinish(residue), K - k).into())),
+            c_kbit: std::array::from_fn(|k| Constant::new(if k == 0 { 0u64 } else { 1u64 << (k - 1) }.into())),
+            c_ones_k: Constant::new(crate::bits::low_ones(K).into()),
             c_desc_slot: Constant::new(1u64.into()),
             c_desc_to: Constant::new((1u64 << 61).into()),
             c_mic_len13: Constant::new((MIC_LEN as u64).into()),
@@ -580,7 +595,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit_f, clen, c_wa, c_wa_inc, c_wf, c_keep, c_end,
-            c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, dl_pend, dl_bad, dl_fin, dl_chk, dl_slot, dl_next, dl_desc, push_r
+            c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, dl_pend, dl_bad, dl_fin, dl_tgt, dl_chk, dl_slot, dl_next, dl_desc, push_r
         );
         clock!(self, clock, mic_w);
         self.mic_w.reset.next = self.reset.val();
@@ -607,7 +622,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         // ready does not wait for the MIC verdict: it counts the delivery as good (a message
         // whose MIC fails only holds a beat for the slot, or checks room further on, one clock).
         self.dl_bad_now.next =
-            self.dl_bad.q.val() | (self.dl_chk.q.val() & (self.dl_fin.q.val() != self.c_residue.val()));
+            self.dl_bad.q.val() | (self.dl_chk.q.val() & (self.dl_fin.q.val() != self.dl_tgt.q.val()));
         self.dl_good.next = self.dl_pend.q.val() & !self.dl_bad_now.val();
         self.slot_busy_f.next = self.slot_busy.q.val() | (self.dl_pend.q.val() & self.dl_slot.q.val());
         // Where this beat's payload goes, and the state it continues from. The window comes
@@ -795,7 +810,10 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.mic_w.c_data.next = self.lo_com.val();
         self.mic_w.c_full.next = self.full_com.val();
         self.mic_w.use_c.next = self.from_c.val();
-        self.mic_w.en.next = self.take.val() & (self.e_tr.val() | self.e_ts.val());
+        // Its enable does not wait for the key match: a flags beat with no target restarts it
+        // too, and the MIC of a packet with no target is never read (it is neither committed
+        // nor delivered, and the next flags beat restarts or reloads the register).
+        self.mic_w.en.next = self.take.val() & (self.flags_here.val() | self.t_ring.q.val() | self.t_slot.q.val());
 
         // ---- The memory's one write port: a full word of this beat, or the judging clock's
         // partial word (harmless when the packet is forgotten: only published words are read).
@@ -955,15 +973,24 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.j_len.next = self.plen.val();
         }
         // The MIC residue over the message and its MIC: the MIC register, the word still
-        // pending in it (the last beat's, when that beat filled one) and the last, partial word,
-        // in one step from registers.
+        // pending in it (the last beat's, when that beat filled one) and the last, partial
+        // word, in one step from registers. The partial word is stepped whole (the window is
+        // zero past its fill), so the step has no octet shifter; a message ending `k` octets
+        // into it checks when the register then equals the residue's advanced by `W − k` zero
+        // octets (`c_tgt[k]`, picked by the window's lanes). (The compare itself is made in
+        // the next clock, from `dl_fin` and `dl_tgt`.)
         self.fin_step.state.next = self.mic_w.q.val();
         self.fin_step.lo.next = self.mic_w.pend.val();
         self.fin_step.lo_full.next = self.mic_w.pend_v.val();
         self.fin_step.hi.next = self.win.q.val();
-        self.fin_step.keep.next = self.wf_keep_r.q.val();
-        self.unused_nxt.next = self.fin_step.nxt.val();
-        // (The residue compare itself is made in the next clock, from `dl_fin`.)
+        self.fin_step.keep.next = self.c_ones_k.val();
+        self.unused_fin.next = self.fin_step.fin.val();
+        self.fin_tgt.next = self.c_tgt[0].val();
+        for k in 0..K {
+            if (self.wf_keep_r.q.val() & self.c_kbit[k].val()) != 0 {
+                self.fin_tgt.next = self.c_tgt[k].val();
+            }
+        }
         self.mic_bad.next = self.cfg.mic.val()
             & (((self.first_w.q.val() & self.c_ic.val()) == 0) | (self.j_len.val() <= self.c_mic_len.val()));
         self.j_next.next = self.wa.q.val();
@@ -1119,7 +1146,8 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             if self.deliver.val() {
                 self.dl_pend.d.next = true;
                 self.dl_bad.d.next = self.mic_bad.val();
-                self.dl_fin.d.next = self.fin_step.fin.val();
+                self.dl_fin.d.next = self.fin_step.nxt.val();
+                self.dl_tgt.d.next = self.fin_tgt.val();
                 self.dl_chk.d.next = self.cfg.mic.val();
                 self.dl_slot.d.next = self.t_slot.q.val();
                 self.dl_next.d.next = self.j_next.val();
