@@ -191,6 +191,10 @@ pub struct FrameStage<const D: usize, const K: usize> {
     okr_end: DFF<Bit>,
     okr_dl: DFF<Bit>,
     okr_ms: DFF<Bit>,
+    /// The flag of `sa` (the free start a judging clock may move `ms` to): set by the flags
+    /// beat that loads `sa`, whose target's flag let it in, and re-checked after. So the
+    /// judging clock loads `okr_ms` from a register, not from `sa`'s subtract and compare.
+    okr_sa: DFF<Bit>,
     // A delivered message's verdict, acted on in the clock after the judging clock (`dl_*`):
     // whether its MIC failed, where it went, the free start after it, its descriptor.
     dl_pend: DFF<Bit>,
@@ -450,6 +454,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             okr_end: Default::default(),
             okr_dl: Default::default(),
             okr_ms: Default::default(),
+            okr_sa: Default::default(),
             dl_pend: Default::default(),
             dl_bad: Default::default(),
             dl_fin: Default::default(),
@@ -595,7 +600,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit_f, clen, c_wa, c_wa_inc, c_wf, c_keep, c_end,
-            c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, dl_pend, dl_bad, dl_fin, dl_tgt, dl_chk, dl_slot, dl_next, dl_desc, push_r
+            c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, okr_sa, dl_pend, dl_bad, dl_fin, dl_tgt, dl_chk, dl_slot, dl_next, dl_desc, push_r
         );
         clock!(self, clock, mic_w);
         self.mic_w.reset.next = self.reset.val();
@@ -873,6 +878,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.okr_end.d.next = self.chk_end.val();
         self.okr_dl.d.next = self.chk_dl.val();
         self.okr_ms.d.next = self.chk_ms.val();
+        self.okr_sa.d.next = self.chk_sa.val();
 
         self.i_flen.next = self.info.val().get_bits::<16>(97);
         self.hov_r.d.next = self.c_header_len.val();
@@ -932,6 +938,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.t_slot.d.next = self.e_ts.val();
             if self.flags_here.val() {
                 self.sa.d.next = self.e_wa.val();
+                // A taken flags beat had room at its target (`ring_ok`): the judging clock
+                // reads `okr_sa` only for a start on the ring, whose target `sa` is.
+                self.okr_sa.d.next = true;
             }
             // A flags beat without a target leaves `wa` as it is (`wa_nx` is `wa` then), so
             // its enable does not wait for the key match.
@@ -1093,7 +1102,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 } else {
                     self.ctx_open.d.next = true;
                     self.ms.d.next = self.sa.q.val();
-                    self.okr_ms.d.next = self.chk_sa.val();
+                    self.okr_ms.d.next = self.okr_sa.q.val();
                     self.ctx_src.d.next = self.mh2.val();
                     self.ctx_dst.d.next = self.mh1.val();
                     self.ctx_tag.d.next = self.mh3.val().get_bits::<3>(0);
@@ -1206,6 +1215,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.okr_end.d.next = true;
             self.okr_dl.d.next = true;
             self.okr_ms.d.next = true;
+            self.okr_sa.d.next = true;
             self.dl_pend.d.next = false;
             self.push_r.d.next = false;
             self.wr_en.next = false;
