@@ -195,6 +195,11 @@ pub struct FrameStage<const D: usize, const K: usize> {
     /// beat that loads `sa`, whose target's flag let it in, and re-checked after. So the
     /// judging clock loads `okr_ms` from a register, not from `sa`'s subtract and compare.
     okr_sa: DFF<Bit>,
+    /// The reader's pointer less the margins (`rp − 2`, `rp − 3`), registered: each room check
+    /// is then one subtract and its top bit, not a subtract and a compare. (A clock older:
+    /// the pointer only moves on, so the flags are at most a clock late to see room.)
+    rp_o1: DFF<Bits<14>>,
+    rp_o2: DFF<Bits<14>>,
     // A delivered message's verdict, acted on in the clock after the judging clock (`dl_*`):
     // whether its MIC failed, where it went, the free start after it, its descriptor.
     dl_pend: DFF<Bit>,
@@ -339,10 +344,13 @@ pub struct FrameStage<const D: usize, const K: usize> {
     c_oct_sh: [Constant<Bits<16>>; 3],
     c_pm: Constant<Bits<14>>,
     /// The words in use (from `rp`) that leave room to write at an address: the ring less two
-    /// words, less one for the flags' margin (`c_room1`), less two (`c_room2`: the judging
-    /// clock's next word, one after the write position at most, with the margin).
-    c_room1: Constant<Bits<14>>,
-    c_room2: Constant<Bits<14>>,
+    /// words, less one for the flags' margin (`rw − 3`), less two (`rw − 4`: the judging
+    /// clock's next word, one after the write position at most, with the margin). In use is
+    /// `x = (a − rp) mod 2·rw`, at most `rw`, so `x ≤ rw − 1 − n` is `x + n < rw`: bit `rw` of
+    /// `a − (rp − n)` clear. `c_rp_off1`/`c_rp_off2` are those `n` (2 and 3), `c_rw` that bit.
+    c_rp_off1: Constant<Bits<14>>,
+    c_rp_off2: Constant<Bits<14>>,
+    c_rw: Constant<Bits<14>>,
     c_max_raw: Constant<Bits<16>>,
     c_hw_max: Constant<Bits<16>>,
     c_hw_max13: Constant<Bits<13>>,
@@ -455,6 +463,8 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             okr_dl: Default::default(),
             okr_ms: Default::default(),
             okr_sa: Default::default(),
+            rp_o1: Default::default(),
+            rp_o2: Default::default(),
             dl_pend: Default::default(),
             dl_bad: Default::default(),
             dl_fin: Default::default(),
@@ -566,8 +576,9 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             c_fill_bit: std::array::from_fn(|b| Constant::new((1u64 << b).into())),
             c_oct_sh: std::array::from_fn(|b| Constant::new((8u64 << b).into())),
             c_pm: Constant::new((2 * rw - 1).into()),
-            c_room1: Constant::new((rw - 3).into()),
-            c_room2: Constant::new((rw - 4).into()),
+            c_rp_off1: Constant::new(2u64.into()),
+            c_rp_off2: Constant::new(3u64.into()),
+            c_rw: Constant::new(rw.into()),
             c_max_raw: c16(HEADER_LEN + MAX_PAYLOAD),
             c_hw_max: c16(HW_MAX_LEN),
             c_hw_max13: Constant::new((HW_MAX_LEN as u64).into()),
@@ -600,7 +611,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit_f, clen, c_wa, c_wa_inc, c_wf, c_keep, c_end,
-            c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, okr_sa, dl_pend, dl_bad, dl_fin, dl_tgt, dl_chk, dl_slot, dl_next, dl_desc, push_r
+            c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, okr_sa, rp_o1, rp_o2, dl_pend, dl_bad, dl_fin, dl_tgt, dl_chk, dl_slot, dl_next, dl_desc, push_r
         );
         clock!(self, clock, mic_w);
         self.mic_w.reset.next = self.reset.val();
@@ -863,13 +874,15 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         // ---- The ring room flags for the next clock: words in use from `rp` to each address,
         // against the room less the margin. Each flag follows its address: re-checked where it
         // stands, or loaded with it from the check of where it comes from.
-        self.chk_wa1.next = ((self.wa.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_room1.val();
-        self.chk_wa2.next = ((self.wa.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_room2.val();
-        self.chk_cwa.next = ((self.c_wa.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_room1.val();
-        self.chk_end.next = ((self.c_end.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_room1.val();
-        self.chk_dl.next = ((self.dl_next.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_room1.val();
-        self.chk_ms.next = ((self.ms.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_room1.val();
-        self.chk_sa.next = ((self.sa.q.val() - self.rp.val()) & self.c_pm.val()) <= self.c_room1.val();
+        self.rp_o1.d.next = (self.rp.val() - self.c_rp_off1.val()) & self.c_pm.val();
+        self.rp_o2.d.next = (self.rp.val() - self.c_rp_off2.val()) & self.c_pm.val();
+        self.chk_wa1.next = ((self.wa.q.val() - self.rp_o1.q.val()) & self.c_rw.val()) == 0;
+        self.chk_wa2.next = ((self.wa.q.val() - self.rp_o2.q.val()) & self.c_rw.val()) == 0;
+        self.chk_cwa.next = ((self.c_wa.q.val() - self.rp_o1.q.val()) & self.c_rw.val()) == 0;
+        self.chk_end.next = ((self.c_end.q.val() - self.rp_o1.q.val()) & self.c_rw.val()) == 0;
+        self.chk_dl.next = ((self.dl_next.q.val() - self.rp_o1.q.val()) & self.c_rw.val()) == 0;
+        self.chk_ms.next = ((self.ms.q.val() - self.rp_o1.q.val()) & self.c_rw.val()) == 0;
+        self.chk_sa.next = ((self.sa.q.val() - self.rp_o1.q.val()) & self.c_rw.val()) == 0;
         // The write position moves on by a word at most (`chk_wa1`), except after a flags beat:
         // the frame's next beat writes where the flags beat's target flag let it in, a word of
         // room ahead (and if the flags beat waits, it checks its target's flag again).
@@ -1209,7 +1222,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.c_first.d.next = 0.into();
             self.ms.d.next = 0.into();
             self.slot_busy.d.next = false;
-            // Every address is 0 after reset, and so is `rp`.
+            // Every address is 0 after reset, and so is `rp` (`rp − n` in the ring is `2·rw − n`).
+            self.rp_o1.d.next = self.c_pm.val() - self.c_rp_off1.val() + 1;
+            self.rp_o2.d.next = self.c_pm.val() - self.c_rp_off2.val() + 1;
             self.okr_wa.d.next = true;
             self.okr_cwa.d.next = true;
             self.okr_end.d.next = true;
