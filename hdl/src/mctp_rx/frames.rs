@@ -183,7 +183,7 @@ pub struct FrameStage<const D: usize, const K: usize> {
     lim_f: DFF<Bits<16>>,
     base_f: DFF<Bits<16>>,
     // Ring room a clock ahead: each address a beat can write at has a flag, registered from
-    // the reader's pointer of the clock before (it only moves on, freeing words), with a margin
+    // the reader's pointer two clocks before (`rp_o1`, `rp_o2`; it only moves on, freeing words), with a margin
     // of one word for the write position's advance. A flag is loaded with its address, from the
     // check of the address it is loaded from. So `ready` selects registers only.
     okr_wa: DFF<Bit>,
