@@ -83,9 +83,12 @@ impl<const D: usize, const K: usize, const C: usize> Logic for CrcStep<D, K, C> 
 /// One step over two words: `lo` (all `K` octets, or none when `lo_full` is low) and then `hi`
 /// (its first `keep` octets, as [`CrcStep`]'s `keep`), through one `2K`-octet network. It is
 /// the step a register that folds its words a clock late needs when it is read: the word
-/// still pending (`lo`) and a partial word after it, in one XOR tree from registers instead
-/// of two steps in a row. Only `fin` and `nxt` of the pair are computed; `lo_full` low is the
-/// plain `W`-octet step over `hi`.
+/// still pending (`lo`) and the word after it, in one XOR tree from registers instead of two
+/// steps in a row. `lo_full` low is the plain `W`-octet step over `hi`. Its only user (MCTP
+/// RX's judging clock) passes `keep` all ones, a zero-padded last word, so synthesis reduces
+/// the shifter to the `lo_full` select; the port stays so the leaf keeps [`CrcStep`]'s
+/// contract. Its struct and constructor mirror [`CrcStep`]'s: the two leaves differ in ports
+/// and network width, and rust-hdl's const generics cannot express `CrcStep<2D, 2K, C>`.
 ///
 /// The octet view is `2K` octets (`lo`'s first), so `K ≤ 32` (the network's mask is a `u64`).
 #[derive(LogicBlock)]
