@@ -13,7 +13,7 @@
 
 pub mod skid;
 
-pub use skid::{AxisSkid, AxisStageSkid};
+pub use skid::{AxisSkid, AxisStageSkid, AxisStageSkidPreload};
 
 use rust_hdl::prelude::*;
 

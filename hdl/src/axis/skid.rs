@@ -2,18 +2,23 @@
 //! block behind it has no combinational path to its input pins and chains with any neighbour.
 //! `U` bits of side channel (`s_user`, sampled with each beat) travel with the beat.
 //!
-//! Two types from one body: [`AxisSkid`], a block's input, lowers `s.tready` in reset so that
+//! Three types from one body: [`AxisSkid`], a block's input, lowers `s.tready` in reset so that
 //! nothing is taken from outside and then lost; [`AxisStageSkid`], between two stages of one
 //! block under one reset, does not (whatever it takes in reset, the stage in front drops too),
 //! which keeps the block's reset out of the stages' ready chains: in the top that reset is a
-//! register of the register block, across the die (issue 26). The body is a macro, not a
-//! parameter, so that `AxisSkid`'s Verilog stays what every block was timed with.
+//! register of the register block, across the die (issue 26). [`AxisStageSkidPreload`] is a
+//! stage skid whose skid entry follows the input while free, so the downstream ready is not
+//! the enable of its registers. The body is a macro, not a parameter, so that `AxisSkid`'s
+//! Verilog stays what every block was timed with.
 
 use super::{AxisSink, AxisSource};
 use rust_hdl::prelude::*;
 
 macro_rules! skid_buffer {
-    ($(#[$doc:meta])* $name:ident, [$($gate:ident)?]) => {
+    // `[$gate]`: the signal that also lowers `s.tready`. `[$park]` (`sk_data`): the skid entry
+    // loads only with the beat it parks. `[$preload]` (`sk_data`): it loads `s` every clock
+    // while free, so that its enables are `!sk_valid` and not the downstream ready.
+    ($(#[$doc:meta])* $name:ident, [$($gate:ident)?], [$($park:ident)?], [$($preload:ident)?]) => {
         $(#[$doc])*
         #[derive(LogicBlock, Default)]
         pub struct $name<const D: usize, const K: usize, const U: usize> {
@@ -65,12 +70,24 @@ macro_rules! skid_buffer {
                     }
                 } else if self.s.tvalid.val() & !self.sk_valid.q.val() {
                     // Output stalled, input accepted: park the beat in the skid entry.
-                    self.sk_data.d.next = self.s.tdata.val();
-                    self.sk_keep.d.next = self.s.tkeep.val();
-                    self.sk_last.d.next = self.s.tlast.val();
-                    self.sk_aux.d.next = self.s_user.val();
+                    $(
+                        self.$park.d.next = self.s.tdata.val();
+                        self.sk_keep.d.next = self.s.tkeep.val();
+                        self.sk_last.d.next = self.s.tlast.val();
+                        self.sk_aux.d.next = self.s_user.val();
+                    )?
                     self.sk_valid.d.next = true;
                 }
+                $(
+                    // The free skid entry follows the input (what it holds counts only once
+                    // `sk_valid` is set, in the clock it parks the beat).
+                    if !self.sk_valid.q.val() {
+                        self.$preload.d.next = self.s.tdata.val();
+                        self.sk_keep.d.next = self.s.tkeep.val();
+                        self.sk_last.d.next = self.s.tlast.val();
+                        self.sk_aux.d.next = self.s_user.val();
+                    }
+                )?
                 if self.reset.val() {
                     self.m_valid.d.next = false;
                     self.sk_valid.d.next = false;
@@ -84,12 +101,26 @@ skid_buffer!(
     /// `D = 8·K` data bits, `K` octets per beat, `U` side-channel bits; `s.tready` low in reset.
     AxisSkid,
     // `s.tready` gated by `reset`.
-    [reset]
+    [reset],
+    [sk_data],
+    []
 );
 
 skid_buffer!(
     /// As [`AxisSkid`], but `s.tready` ignores the reset: for a skid between two stages under
     /// one reset.
     AxisStageSkid,
+    [],
+    [sk_data],
     []
+);
+
+skid_buffer!(
+    /// As [`AxisStageSkid`], but the skid entry loads the input every clock while it is free:
+    /// the downstream ready enables only the output register and the valid bits, not the skid
+    /// entry's (MCTP TX's path from its packet stage's `take` ended at those enables).
+    AxisStageSkidPreload,
+    [],
+    [],
+    [sk_data]
 );

@@ -40,7 +40,7 @@ pub mod mic;
 pub mod packets;
 pub mod pec;
 
-use crate::axis::{AxisSink, AxisSkid, AxisSource};
+use crate::axis::{AxisSink, AxisSource, AxisStageSkidPreload};
 use crate::testbench::{BenchError, HdlModel};
 use input::InputStage;
 use mic::MicStage;
@@ -217,8 +217,10 @@ pub struct MctpTx<const D: usize, const K: usize> {
     /// Between the message stage and the packet stage: the packet stage's `take` (which
     /// depends on the beat's layout) ends at this buffer's registers instead of running on
     /// into the message stage's enables. The message fields ride on its side channel, so each
-    /// beat carries its message's.
-    skid: AxisSkid<D, K, MSG_BITS>,
+    /// beat carries its message's. Its skid entry loads while free (`AxisStageSkidPreload`), so
+    /// `take` enables only its output register (W = 4 and 8's critical path ended at the skid
+    /// entry's enables).
+    skid: AxisStageSkidPreload<D, K, MSG_BITS>,
     msg_user: Signal<Local, Bits<MSG_BITS>>,
     /// The payload beat's octets (its highest kept lane + 1): on the skid buffer's `tkeep`.
     pay_cnt: Signal<Local, Bits<8>>,
@@ -230,7 +232,7 @@ pub struct MctpTx<const D: usize, const K: usize> {
     /// stage into this buffer's enables and ends there, instead of on into the packet stage's
     /// `adv` and its layout registers (issue 27: `top_w8`'s critical path on seed 1 at stop 48).
     /// The beat's PEC mark (`m_pec`) rides on its side channel.
-    pec_skid: AxisSkid<D, K, 1>,
+    pec_skid: AxisStageSkidPreload<D, K, 1>,
     pec: PecStage<D, K>,
 }
 

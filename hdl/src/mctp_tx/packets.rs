@@ -26,7 +26,8 @@
 //! no length arithmetic follows the beat's layout in one clock. A payload stream that ends early is
 //! padded with zero octets; one that goes on past the last packet is discarded up to its
 //! `tlast` (`Drain`); either way `len_errors` counts the message once, two clocks after its
-//! last packet is formed.
+//! last packet is formed. `packets` and `messages` count two clocks after a packet's last beat
+//! is formed, too (from registers, not from the beat decision).
 
 use super::MessageFields;
 use crate::axis::{AxisSink, AxisSource};
@@ -129,10 +130,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     /// input is one compare of registers.
     avail_r: DFF<Bits<8>>,
     in_done: DFF<Bit>,
-    /// Whether the next beat of the message needs a payload beat (`p > avail` and the input not
-    /// done), worked out with the beat before it, so that `take` and the skid buffer's
-    /// enables behind it start at a register and not at that compare.
-    need_r: DFF<Bit>,
     short: DFF<Bit>,
     // The output register and counters.
     o_data: DFF<Bits<D>>,
@@ -180,10 +177,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     mtu17: Signal<Local, Bits<17>>,
     avail: Signal<Local, Bits<8>>,
     avail_n: Signal<Local, Bits<8>>,
-    avail_nt: Signal<Local, Bits<8>>,
-    avail_t: Signal<Local, Bits<8>>,
-    need_nt: Signal<Local, Bit>,
-    need_t: Signal<Local, Bit>,
     nh: Signal<Local, Bits<8>>,
     p: Signal<Local, Bits<8>>,
     pkt_end: Signal<Local, Bit>,
@@ -342,7 +335,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             bend: Default::default(),
             avail_r: Default::default(),
             in_done: Default::default(),
-            need_r: Default::default(),
             short: Default::default(),
             o_data: Default::default(),
             o_keep: Default::default(),
@@ -394,10 +386,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             mtu17: Default::default(),
             avail: Default::default(),
             avail_n: Default::default(),
-            avail_nt: Default::default(),
-            avail_t: Default::default(),
-            need_nt: Default::default(),
-            need_t: Default::default(),
             nh: Default::default(),
             p: Default::default(),
             pkt_end: Default::default(),
@@ -486,7 +474,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
-            after, npl, npl_due, neom, pkt_left, hpos, nh_r, p_r, pend_r, np_r, pec_r, pl_r, nhn_r, rmn_r, restn_r, held, rd, bend, avail_r, in_done, need_r, short, o_data, o_keep, o_valid, o_last, o_pec,
+            after, npl, npl_due, neom, pkt_left, hpos, nh_r, p_r, pend_r, np_r, pec_r, pl_r, nhn_r, rmn_r, restn_r, held, rd, bend, avail_r, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
             n_packets, n_messages, n_len_errors, pkt_out, len_err_p, len_flag, len_rd, len_bend
         );
         self.m.tdata.next = self.o_data.q.val();
@@ -625,10 +613,10 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
 
         // A payload beat is needed when held runs short; the beat goes out when it has one.
         // (For a message's first beat and a later one side by side, the idle state selecting.)
-        // A later beat's is `need_r`, `p > avail` and the input not done, compared with the
-        // beat before (on the low ⌊log2 W⌋ + 1 bits: both are at most W): that compare was
-        // in front of `take` and the skid buffer's enables, MCTP TX W = 4's critical path.
-        self.need_in.next = self.need_r.q.val();
+        // p and avail are at most W, so their low ⌊log2 W⌋ + 1 bits decide (the compare is in
+        // front of `take` and so of the skid buffer's enables).
+        self.need_in.next = ((self.p_r.q.val() & self.c_cnt_mask.val()) > (self.avail.val() & self.c_cnt_mask.val()))
+            & !self.in_done.q.val();
         // Between messages held is empty (a message's end clears `avail_r`, and neither the
         // drain nor the idle state forms a beat), so a first beat needs input when it has any
         // payload: `p0 ≠ 0`, not a compare with `avail` (W = 8's path ran from `p0` through
@@ -722,17 +710,15 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.rd_t.next = self.in_cnt.val();
         }
         // What is left in held after the beat, `bend_n − rd_n`, for both outcomes of `take`.
-        self.avail_nt.next = (self.cnt_av.val() - self.cnt_p.val()) & self.c_cnt_mask.val();
+        self.avail_n.next = (self.cnt_av.val() - self.cnt_p.val()) & self.c_cnt_mask.val();
         if self.pad_nt.val() {
-            self.avail_nt.next = 0.into();
+            self.avail_n.next = 0.into();
         }
-        self.avail_t.next = (self.tot.val() - self.cnt_p.val()) & self.c_cnt_mask.val();
-        if self.pad_t.val() {
-            self.avail_t.next = 0.into();
-        }
-        self.avail_n.next = self.avail_nt.val();
         if self.take.val() {
-            self.avail_n.next = self.avail_t.val();
+            self.avail_n.next = (self.tot.val() - self.cnt_p.val()) & self.c_cnt_mask.val();
+            if self.pad_t.val() {
+                self.avail_n.next = 0.into();
+            }
         }
         self.rd_n.next = self.rd_nt.val();
         self.bend_n.next = self.bend.q.val();
@@ -844,11 +830,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
                 }
             }
         }
-        // Whether the next beat needs a payload beat, for both outcomes of `take` (the
-        // input done after it as `in_done_n` says), `take` selecting last: `need_r` for the
-        // next clock.
-        self.need_nt.next = ((self.p_n.val() & self.c_cnt_mask.val()) > self.avail_nt.val()) & !self.e_in_done.val();
-        self.need_t.next = ((self.p_n.val() & self.c_cnt_mask.val()) > self.avail_t.val()) & !self.s.tlast.val();
         // The message's octets after the next packet (after a message's first beat and after
         // a later one side by side, the idle state selecting).
         self.after_n.next = self.after.q.val() - bit_cast::<17, 8>(self.npl.q.val());
@@ -915,10 +896,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.bend.d.next = self.bend_n.val();
             self.avail_r.d.next = self.avail_n.val();
             self.in_done.d.next = self.in_done_n.val();
-            self.need_r.d.next = self.need_nt.val();
-            if self.take.val() {
-                self.need_r.d.next = self.need_t.val();
-            }
             self.short.d.next = self.short_n.val();
             self.phase.d.next = PacketPhase::Body;
             if self.frame_end.val() {
@@ -983,7 +960,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.bend.d.next = 0.into();
             self.avail_r.d.next = 0.into();
             self.in_done.d.next = false;
-            self.need_r.d.next = false;
             self.short.d.next = false;
             self.o_data.d.next = 0.into();
             self.o_keep.d.next = 0.into();
