@@ -177,8 +177,13 @@ pub struct PacketStage<const D: usize, const K: usize> {
     mtu17: Signal<Local, Bits<17>>,
     avail: Signal<Local, Bits<8>>,
     avail_n: Signal<Local, Bits<8>>,
+    av_nt: Signal<Local, Bits<8>>,
+    av_t: Signal<Local, Bits<8>>,
+    pad_t0: Signal<Local, Bit>,
+    pad_nt0: Signal<Local, Bit>,
+    sh_nt: Signal<Local, Bit>,
+    sh_t: Signal<Local, Bit>,
     nh: Signal<Local, Bits<8>>,
-    p: Signal<Local, Bits<8>>,
     pkt_end: Signal<Local, Bit>,
     pec_here: Signal<Local, Bit>,
     frame_end: Signal<Local, Bit>,
@@ -386,8 +391,13 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             mtu17: Default::default(),
             avail: Default::default(),
             avail_n: Default::default(),
+            av_nt: Default::default(),
+            av_t: Default::default(),
+            pad_t0: Default::default(),
+            pad_nt0: Default::default(),
+            sh_nt: Default::default(),
+            sh_t: Default::default(),
             nh: Default::default(),
-            p: Default::default(),
             pkt_end: Default::default(),
             pec_here: Default::default(),
             frame_end: Default::default(),
@@ -535,9 +545,8 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // The beat's layout: header octets, payload octets, the PEC lane.
         // nh = min(hl − hpos, W), p = min(pkt_left, W − nh) and pkt_end = pkt_left ≤ W − nh:
         // from registers set with the beat before, or at a message's first beat from the
-        // binding and stage A's registers.
+        // binding and stage A's registers (`p` is `p_r` or `msg.p0`, used apart: below).
         self.nh.next = self.nh_r.q.val();
-        self.p.next = self.p_r.q.val();
         self.pkt_end.next = self.pend_r.q.val();
         self.pec_here.next = self.pec_r.q.val();
         if self.idle.val() {
@@ -545,7 +554,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             if self.msg.smbus.val() {
                 self.nh.next = self.c_nh0_smbus.val();
             }
-            self.p.next = self.msg.p0.val();
             self.pkt_end.next = self.msg.pend0.val();
             // With SMBus a message's first beat is all prefix and header (8 octets ≥ W), so its
             // packet does not end there and the PEC lane is not in it.
@@ -640,10 +648,16 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // `rd`).
         self.cnt_in.next = self.in_cnt.val() & self.c_cnt_mask.val();
         self.cnt_av.next = self.avail.val() & self.c_cnt_mask.val();
-        self.cnt_p.next = self.p.val() & self.c_cnt_mask.val();
+        // A later beat's (`p_r`, `avail`) and a message's first beat's (`msg.p0`, and held
+        // empty: `avail` 0, `rd = bend`) side by side, the idle state selecting after the
+        // arithmetic (it was in front of it: `phase` → `p` → the sums → `rd`, W = 1 and 8's
+        // critical path).
+        self.cnt_p.next = self.p_r.q.val() & self.c_cnt_mask.val();
         self.tot.next = (self.cnt_av.val() + self.cnt_in.val()) & self.c_cnt_mask.val();
         self.pad_t.next = self.cnt_p.val() > self.tot.val();
         self.pad_nt.next = self.cnt_p.val() > self.cnt_av.val();
+        self.pad_t0.next = self.p0_w.val() > self.cnt_in.val();
+        self.pad_nt0.next = self.p0_w.val() != 0;
 
         // Payload octets: held from rd, then the new beat.
         // rd runs to W (held used up): the shift then clears it.
@@ -701,6 +715,8 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // What is left of held, and of the message (both outcomes, then the select), and
         // whether a message ending here had a length error (short, not ended by its last
         // beat, or octets left over).
+        // What is left in held after the beat, `bend_n − rd_n` (`av_*`), for both outcomes of
+        // `take`.
         self.rd_nt.next = ((self.rd.q.val() & self.c_cnt_mask.val()) + self.cnt_p.val()) & self.c_cnt_mask.val();
         if self.pad_nt.val() {
             self.rd_nt.next = self.bend.q.val();
@@ -709,26 +725,45 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         if self.pad_t.val() {
             self.rd_t.next = self.in_cnt.val();
         }
-        // What is left in held after the beat, `bend_n − rd_n`, for both outcomes of `take`.
-        self.avail_n.next = (self.cnt_av.val() - self.cnt_p.val()) & self.c_cnt_mask.val();
+        self.av_nt.next = (self.cnt_av.val() - self.cnt_p.val()) & self.c_cnt_mask.val();
         if self.pad_nt.val() {
-            self.avail_n.next = 0.into();
+            self.av_nt.next = 0.into();
         }
-        if self.take.val() {
-            self.avail_n.next = (self.tot.val() - self.cnt_p.val()) & self.c_cnt_mask.val();
-            if self.pad_t.val() {
-                self.avail_n.next = 0.into();
+        self.av_t.next = (self.tot.val() - self.cnt_p.val()) & self.c_cnt_mask.val();
+        if self.pad_t.val() {
+            self.av_t.next = 0.into();
+        }
+        self.sh_nt.next = self.pad_nt.val();
+        self.sh_t.next = self.pad_t.val();
+        if self.idle.val() {
+            // The same with `avail` 0 and `rd = bend` (a message's end leaves held so).
+            self.rd_nt.next = self.rd.q.val() & self.c_cnt_mask.val();
+            if self.pad_nt0.val() {
+                self.rd_nt.next = self.bend.q.val();
             }
+            self.rd_t.next = self.p0_w.val();
+            if self.pad_t0.val() {
+                self.rd_t.next = self.in_cnt.val();
+            }
+            self.av_nt.next = 0.into();
+            self.av_t.next = (self.cnt_in.val() - self.p0_w.val()) & self.c_cnt_mask.val();
+            if self.pad_t0.val() {
+                self.av_t.next = 0.into();
+            }
+            self.sh_nt.next = self.pad_nt0.val();
+            self.sh_t.next = self.pad_t0.val();
         }
         self.rd_n.next = self.rd_nt.val();
+        self.avail_n.next = self.av_nt.val();
         self.bend_n.next = self.bend.q.val();
         self.in_done_n.next = self.e_in_done.val();
-        self.short_n.next = self.e_short.val() | self.pad_nt.val();
+        self.short_n.next = self.e_short.val() | self.sh_nt.val();
         if self.take.val() {
             self.rd_n.next = self.rd_t.val();
+            self.avail_n.next = self.av_t.val();
             self.bend_n.next = self.in_cnt.val();
             self.in_done_n.next = self.s.tlast.val();
-            self.short_n.next = self.e_short.val() | self.pad_t.val();
+            self.short_n.next = self.e_short.val() | self.sh_t.val();
         }
         // A message ending here had a length error if it ran short, was not ended by its last
         // beat, or left octets over (`rd_n ≠ bend_n`: compared a clock later, from registers).
