@@ -57,9 +57,13 @@ pub struct ReaderStage<const D: usize, const K: usize> {
     o_dst: DFF<Bits<8>>,
     o_tag: DFF<Bits<3>>,
     o_to: DFF<Bit>,
-    /// The output word is the memory's (read last clock), from the slot; else `hold`.
-    fresh: DFF<Bit>,
-    from_slot: DFF<Bit>,
+    /// The output word is the memory's (read last clock): the ring's (`fresh_ring`) or the
+    /// slot's (`fresh_slot`); else `hold`. Two bits, not a fresh bit and a source bit, so that
+    /// the ring's word is the last 2:1 select in front of the output and `hold` (block RAM's
+    /// clock-to-output is most of the clock: MCTP RX W = 1's critical path ran from the ring
+    /// through two levels of logic into `hold`).
+    fresh_ring: DFF<Bit>,
+    fresh_slot: DFF<Bit>,
     hold: DFF<Bits<D>>,
     adv: Signal<Local, Bit>,
     have: Signal<Local, Bit>,
@@ -120,8 +124,8 @@ impl<const D: usize, const K: usize> Default for ReaderStage<D, K> {
             o_dst: Default::default(),
             o_tag: Default::default(),
             o_to: Default::default(),
-            fresh: Default::default(),
-            from_slot: Default::default(),
+            fresh_ring: Default::default(),
+            fresh_slot: Default::default(),
             hold: Default::default(),
             adv: Default::default(),
             have: Default::default(),
@@ -151,7 +155,7 @@ impl<const D: usize, const K: usize> Logic for ReaderStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, rd_active, rd_slot, rd_start, rd_len, rd_next, rd_src, rd_dst, rd_tag, rd_to, rp_r, o_keep,
-            o_valid, o_last, o_src, o_dst, o_tag, o_to, fresh, from_slot, hold
+            o_valid, o_last, o_src, o_dst, o_tag, o_to, fresh_ring, fresh_slot, hold
         );
         clock!(self, clock, queue);
         self.queue.reset.next = self.reset.val();
@@ -162,11 +166,11 @@ impl<const D: usize, const K: usize> Logic for ReaderStage<D, K> {
         self.rp.next = self.rp_r.q.val();
 
         self.word.next = self.hold.q.val();
-        if self.fresh.q.val() {
+        if self.fresh_slot.q.val() {
+            self.word.next = self.slot_data.val();
+        }
+        if self.fresh_ring.q.val() {
             self.word.next = self.ring_data.val();
-            if self.from_slot.q.val() {
-                self.word.next = self.slot_data.val();
-            }
         }
         self.hold.d.next = self.word.val();
         self.m.tdata.next = self.word.val();
@@ -212,13 +216,14 @@ impl<const D: usize, const K: usize> Logic for ReaderStage<D, K> {
         self.e_start1.next = (self.e_start.val() + 1) & self.c_pm.val();
 
         self.slot_done.next = false;
-        self.fresh.d.next = false;
+        self.fresh_ring.d.next = false;
+        self.fresh_slot.d.next = false;
         if self.adv.val() {
             self.o_valid.d.next = false;
         }
         if self.go.val() {
-            self.fresh.d.next = true;
-            self.from_slot.d.next = self.e_slot.val();
+            self.fresh_ring.d.next = !self.e_slot.val();
+            self.fresh_slot.d.next = self.e_slot.val();
             self.o_keep.d.next = self.keep.val();
             self.o_last.d.next = self.last.val();
             self.o_valid.d.next = true;
@@ -252,7 +257,8 @@ impl<const D: usize, const K: usize> Logic for ReaderStage<D, K> {
             self.o_valid.d.next = false;
             self.o_keep.d.next = 0.into();
             self.o_last.d.next = false;
-            self.fresh.d.next = false;
+            self.fresh_ring.d.next = false;
+            self.fresh_slot.d.next = false;
             self.hold.d.next = 0.into();
             self.slot_done.next = false;
         }
