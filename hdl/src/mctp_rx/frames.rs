@@ -205,11 +205,11 @@ pub struct FrameStage<const D: usize, const K: usize> {
     dl_pend: DFF<Bit>,
     dl_bad: DFF<Bit>,
     /// The MIC's residue compare waits for the delivery clock: the judging clock registers
-    /// the CRC register after the pending word and the last word padded with zeros (`dl_fin`),
-    /// the residue's register advanced by the padding (`dl_tgt`) and whether the MIC is
-    /// checked.
-    dl_fin: DFF<Bits<32>>,
-    dl_tgt: DFF<Bits<32>>,
+    /// how the CRC register after the pending word and the last word padded with zeros
+    /// differs from the residue's register advanced by the padding (`dl_diff`, their XOR:
+    /// the delivery clock tests it for zero, 32 inputs rather than a 64-input compare in front
+    /// of `dl_good`) and whether the MIC is checked.
+    dl_diff: DFF<Bits<32>>,
     dl_chk: DFF<Bit>,
     dl_slot: DFF<Bit>,
     dl_next: DFF<Bits<14>>,
@@ -467,8 +467,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             rp_o2: Default::default(),
             dl_pend: Default::default(),
             dl_bad: Default::default(),
-            dl_fin: Default::default(),
-            dl_tgt: Default::default(),
+            dl_diff: Default::default(),
             dl_chk: Default::default(),
             dl_slot: Default::default(),
             dl_next: Default::default(),
@@ -611,7 +610,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit_f, clen, c_wa, c_wa_inc, c_wf, c_keep, c_end,
-            c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, okr_sa, rp_o1, rp_o2, dl_pend, dl_bad, dl_fin, dl_tgt, dl_chk, dl_slot, dl_next, dl_desc, push_r
+            c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, okr_sa, rp_o1, rp_o2, dl_pend, dl_bad, dl_diff, dl_chk, dl_slot, dl_next, dl_desc, push_r
         );
         clock!(self, clock, mic_w);
         self.mic_w.reset.next = self.reset.val();
@@ -638,7 +637,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         // ready does not wait for the MIC verdict: it counts the delivery as good (a message
         // whose MIC fails only holds a beat for the slot, or checks room further on, one clock).
         self.dl_bad_now.next =
-            self.dl_bad.q.val() | (self.dl_chk.q.val() & (self.dl_fin.q.val() != self.dl_tgt.q.val()));
+            self.dl_bad.q.val() | (self.dl_chk.q.val() & (self.dl_diff.q.val() != 0));
         self.dl_good.next = self.dl_pend.q.val() & !self.dl_bad_now.val();
         self.slot_busy_f.next = self.slot_busy.q.val() | (self.dl_pend.q.val() & self.dl_slot.q.val());
         // Where this beat's payload goes, and the state it continues from. The window comes
@@ -1000,7 +999,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         // zero past its fill), so the step has no octet shifter; a message ending `k` octets
         // into it checks when the register then equals the residue's advanced by `W − k` zero
         // octets (`c_tgt[k]`, picked by the window's lanes). (The compare itself is made in
-        // the next clock, from `dl_fin` and `dl_tgt`.)
+        // the next clock, from their XOR `dl_diff`.)
         self.fin_step.state.next = self.mic_w.q.val();
         self.fin_step.lo.next = self.mic_w.pend.val();
         self.fin_step.lo_full.next = self.mic_w.pend_v.val();
@@ -1168,8 +1167,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             if self.deliver.val() {
                 self.dl_pend.d.next = true;
                 self.dl_bad.d.next = self.mic_bad.val();
-                self.dl_fin.d.next = self.fin_step.nxt.val();
-                self.dl_tgt.d.next = self.fin_tgt.val();
+                self.dl_diff.d.next = self.fin_step.nxt.val() ^ self.fin_tgt.val();
                 self.dl_chk.d.next = self.cfg.mic.val();
                 self.dl_slot.d.next = self.t_slot.q.val();
                 self.dl_next.d.next = self.j_next.val();
