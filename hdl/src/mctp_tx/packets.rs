@@ -192,7 +192,7 @@ pub struct PacketStage<const D: usize, const K: usize> {
     emit: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     in_cnt: Signal<Local, Bits<8>>,
-    tot: Signal<Local, Bits<8>>,
+    d_pa: Signal<Local, Bits<8>>,
     /// `in_cnt`, `avail` and `p` on their low ⌊log2 W⌋ + 1 bits.
     cnt_in: Signal<Local, Bits<8>>,
     cnt_av: Signal<Local, Bits<8>>,
@@ -406,7 +406,7 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             emit: Default::default(),
             take: Default::default(),
             in_cnt: Default::default(),
-            tot: Default::default(),
+            d_pa: Default::default(),
             cnt_in: Default::default(),
             cnt_av: Default::default(),
             cnt_p: Default::default(),
@@ -644,18 +644,23 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // Every count here is below 2W (`p`, `in_cnt` and `rd` at most W, `avail` below it), so
         // the sums, differences and compares are on their low ⌊log2 W⌋ + 1 bits (`c_cnt_mask`):
         // four-bit arithmetic at W = 8 instead of eight-bit carry chains, in front of `rd`
-        // and `avail_r` (MCTP TX W = 4 and 8's critical path: `m_keep` → `tot` → `pad_t` →
-        // `rd`).
+        // and `avail_r` (once MCTP TX W = 4 and 8's critical path: `m_keep` → the sum →
+        // `pad_t` → `rd`).
         self.cnt_in.next = self.in_cnt.val() & self.c_cnt_mask.val();
         self.cnt_av.next = self.avail.val() & self.c_cnt_mask.val();
         // A later beat's (`p_r`, `avail`) and a message's first beat's (`msg.p0`, and held
         // empty: `avail` 0, `rd = bend`) side by side, the idle state selecting after the
         // arithmetic (it was in front of it: `phase` → `p` → the sums → `rd`, W = 1 and 8's
         // critical path).
+        // The new beat's count (`in_cnt`, from the skid buffer's register) meets one compare
+        // and one subtract, both against `p − avail` worked out from registers beside it:
+        // `p > avail + in` is `p > avail` and `p − avail > in`, and `avail + in − p` is
+        // `in − (p − avail)` (the sum was in front of both: W = 8's critical path ran
+        // `m_keep` → the sum → the compare → `rd`).
         self.cnt_p.next = self.p_r.q.val() & self.c_cnt_mask.val();
-        self.tot.next = (self.cnt_av.val() + self.cnt_in.val()) & self.c_cnt_mask.val();
-        self.pad_t.next = self.cnt_p.val() > self.tot.val();
+        self.d_pa.next = (self.cnt_p.val() - self.cnt_av.val()) & self.c_cnt_mask.val();
         self.pad_nt.next = self.cnt_p.val() > self.cnt_av.val();
+        self.pad_t.next = self.pad_nt.val() & (self.d_pa.val() > self.cnt_in.val());
         self.pad_t0.next = self.p0_w.val() > self.cnt_in.val();
         self.pad_nt0.next = self.p0_w.val() != 0;
 
@@ -721,7 +726,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         if self.pad_nt.val() {
             self.rd_nt.next = self.bend.q.val();
         }
-        self.rd_t.next = (self.cnt_p.val() - self.cnt_av.val()) & self.c_cnt_mask.val();
+        self.rd_t.next = self.d_pa.val();
         if self.pad_t.val() {
             self.rd_t.next = self.in_cnt.val();
         }
@@ -729,7 +734,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         if self.pad_nt.val() {
             self.av_nt.next = 0.into();
         }
-        self.av_t.next = (self.tot.val() - self.cnt_p.val()) & self.c_cnt_mask.val();
+        self.av_t.next = (self.cnt_in.val() - self.d_pa.val()) & self.c_cnt_mask.val();
         if self.pad_t.val() {
             self.av_t.next = 0.into();
         }
