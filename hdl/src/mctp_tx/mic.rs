@@ -172,6 +172,14 @@ pub struct MicStage<const D: usize, const K: usize> {
     pl0: Signal<Local, Bits<8>>,
     c_room0: Constant<Bits<8>>,
     c_room0_smbus: Constant<Bits<8>>,
+    /// The first beat's header lanes, and lane `i`'s payload octet number in it (0 for a
+    /// header lane), without and with the SMBus prefix: lane `i` is used when `p0` exceeds it.
+    c_h0: Constant<Bits<8>>,
+    c_h0_smbus: Constant<Bits<8>>,
+    c_rel0: [Constant<Bits<8>>; K],
+    c_rel0_smbus: [Constant<Bits<8>>; K],
+    c_bit8: [Constant<Bits<8>>; K],
+    keep0: Signal<Local, Bits<8>>,
     c_lane1: [Constant<Bits<8>>; K],
     c_lane: [Constant<Bits<8>>; K],
     c_bit: [Constant<Bits<K>>; K],
@@ -193,6 +201,7 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
         assert!(D == 8 * K && matches!(K, 1 | 2 | 4 | 8), "MicStage<8K, K> with K in 1, 2, 4, 8");
         assert_eq!(MIC_LEN, 4);
         let pipe = CrcPipeline::new(CrcNetwork::new(CrcKind::Crc32c.params(), K));
+        let (hb, hs) = (super::HeaderBeats::new(K, false), super::HeaderBeats::new(K, true));
         let fin_u = |n: usize| GfMatrix::new(pipe.finished_unshift(n), pipe.net.finish(0));
         Self {
             clock: Default::default(),
@@ -293,6 +302,12 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             // The first beat's room after the header: W − min(header, W).
             c_room0: super::first_beat_room(K, false),
             c_room0_smbus: super::first_beat_room(K, true),
+            c_h0: Constant::new(crate::bits::low_ones(hb.nh[0]).into()),
+            c_h0_smbus: Constant::new(crate::bits::low_ones(hs.nh[0]).into()),
+            c_rel0: std::array::from_fn(|i| Constant::new((i.saturating_sub(hb.nh[0]) as u64).into())),
+            c_rel0_smbus: std::array::from_fn(|i| Constant::new((i.saturating_sub(hs.nh[0]) as u64).into())),
+            c_bit8: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
+            keep0: Default::default(),
             c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
             c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
@@ -345,6 +360,21 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         self.msg.pl0.next = self.f_pl0.q.val();
         self.msg.npl0.next = self.f_npl0.q.val();
         self.msg.neom0.next = self.f_neom0.q.val();
+        // The first beat's lanes: its header's, and lane i when p0 > its payload octet number.
+        self.keep0.next = self.c_h0.val();
+        if self.f_smbus.q.val() {
+            self.keep0.next = self.c_h0_smbus.val();
+        }
+        for i in 0..K {
+            if self.f_smbus.q.val() {
+                if self.f_p0.q.val() > self.c_rel0_smbus[i].val() {
+                    self.keep0.next = self.keep0.val() | self.c_bit8[i].val();
+                }
+            } else if self.f_p0.q.val() > self.c_rel0[i].val() {
+                self.keep0.next = self.keep0.val() | self.c_bit8[i].val();
+            }
+        }
+        self.msg.keep0.next = self.keep0.val();
         self.dropped.next = self.n_dropped.q.val();
 
         self.adv.next = !self.o_valid.q.val() | self.m.tready.val();

@@ -134,6 +134,11 @@ pub struct MessageFieldsSource {
     /// The second packet's payload octets, `min(after0, mtu)`, and whether it is the last.
     pub npl0: Signal<Out, Bits<8>>,
     pub neom0: Signal<Out, Bit>,
+    /// The lanes the first beat uses (its header octets and `p0` payload octets; lane `i` is
+    /// bit `i`): worked out in front of the skid buffer, so the packet stage's first beat
+    /// takes its lanes from a register (W = 8's critical path ran from `p0` through the lane
+    /// compares into the output data).
+    pub keep0: Signal<Out, Bits<8>>,
 }
 
 /// The reading side of [`MessageFieldsSource`].
@@ -157,6 +162,7 @@ pub struct MessageFields {
     pub pl0: Signal<In, Bits<8>>,
     pub npl0: Signal<In, Bits<8>>,
     pub neom0: Signal<In, Bit>,
+    pub keep0: Signal<In, Bits<8>>,
 }
 
 /// Payload octets left in a packet's first beat of `k` octets after the header (and the SMBus
@@ -199,7 +205,7 @@ impl HeaderBeats {
 pub const LATENCY: u64 = 8;
 
 /// The bits of [`MessageFields`], packed on the side channel between stage A and stage B.
-const MSG_BITS: usize = 97;
+const MSG_BITS: usize = 105;
 
 /// The packetizer for `K` octets per beat (`D = 8K` data bits; `K` ∈ {1, 2, 4, 8}).
 #[derive(LogicBlock)]
@@ -305,7 +311,8 @@ impl<const D: usize, const K: usize> Logic for MctpTx<D, K> {
             | (bit_cast::<MSG_BITS, 17>(self.mic.msg.after0.val()) << 54)
             | (bit_cast::<MSG_BITS, 8>(self.mic.msg.p0.val()) << 71)
             | (bit_cast::<MSG_BITS, 8>(self.mic.msg.npl0.val()) << 80)
-            | (bit_cast::<MSG_BITS, 8>(self.mic.msg.pl0.val()) << 89);
+            | (bit_cast::<MSG_BITS, 8>(self.mic.msg.pl0.val()) << 89)
+            | (bit_cast::<MSG_BITS, 8>(self.mic.msg.keep0.val()) << 97);
         if self.mic.msg.to.val() {
             self.msg_user.next = self.msg_user.val() | (self.c_one_u.val() << 19);
         }
@@ -340,6 +347,7 @@ impl<const D: usize, const K: usize> Logic for MctpTx<D, K> {
         self.pkt.msg.npl0.next = self.skid.m_user.val().get_bits::<8>(80);
         self.pkt.msg.neom0.next = self.skid.m_user.val().get_bit(88);
         self.pkt.msg.pl0.next = self.skid.m_user.val().get_bits::<8>(89);
+        self.pkt.msg.keep0.next = self.skid.m_user.val().get_bits::<8>(97);
         AxisSource::<D, K>::join(&mut self.pkt.m, &mut self.pec_skid.s);
         self.pec_skid.s_user.next = 0.into();
         if self.pkt.m_pec.val() {

@@ -262,8 +262,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     /// Lane `i`'s place after a message's first beat's header octets, `i − nh0` (0 in the
     /// header), without and with SMBus: lane `i` is a header or payload lane when it is in the
     /// header or `p0` exceeds this, so no sum `nh0 + p0` is in front of the lane mask.
-    c_rel0: [Constant<Bits<8>>; K],
-    c_rel0_smbus: [Constant<Bits<8>>; K],
     c_room0: Constant<Bits<8>>,
     c_room0_smbus: Constant<Bits<8>>,
     /// A packet's second and third beats (index 1, 2): header octets, payload room, header
@@ -463,8 +461,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             c_hpos_mask: Constant::new((0x0F & !(K as u64 - 1)).into()),
             c_nh0: Constant::new((hb.nh[0] as u64).into()),
             c_nh0_smbus: Constant::new((hs.nh[0] as u64).into()),
-            c_rel0: std::array::from_fn(|i| Constant::new((i.saturating_sub(hb.nh[0]) as u64).into())),
-            c_rel0_smbus: std::array::from_fn(|i| Constant::new((i.saturating_sub(hs.nh[0]) as u64).into())),
             c_room0: super::first_beat_room(K, false),
             c_room0_smbus: super::first_beat_room(K, true),
             // SMBus byte count: source octet + MCTP header + payload (DSP0237).
@@ -571,7 +567,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         self.m_u_b.next = 0.into();
         self.pec_at.next = 0.into();
         self.m_h_0.next = 0.into();
-        self.m_p_0.next = 0.into();
         // nh, nh + p and p0 are at most W: only their low ⌊log2 W⌋ + 1 bits are compared with
         // the lane numbers (eight-bit compares were carry chains in front of the lanes).
         self.nh_w.next = self.nh_r.q.val() & self.c_cnt_mask.val();
@@ -590,16 +585,10 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             if self.c_lane[i].val() < self.nh_0.val() {
                 self.m_h_0.next = self.m_h_0.val() | self.c_bit[i].val();
             }
-            // Lane i < nh0 + p0: in the header, or i − nh0 < p0.
-            if self.msg.smbus.val() {
-                if self.p0_w.val() > self.c_rel0_smbus[i].val() {
-                    self.m_p_0.next = self.m_p_0.val() | self.c_bit[i].val();
-                }
-            } else if self.p0_w.val() > self.c_rel0[i].val() {
-                self.m_p_0.next = self.m_p_0.val() | self.c_bit[i].val();
-            }
         }
-        self.m_p_0.next = self.m_p_0.val() | self.m_h_0.val();
+        // Lane i < nh0 + p0 (in the header, or i − nh0 < p0): stage A's `keep0`, through the
+        // skid buffer's register.
+        self.m_p_0.next = bit_cast::<K, 8>(self.msg.keep0.val());
         // All used lanes: the payload's, and the PEC lane (lane `nh + p`) when it follows.
         self.m_u_b.next = self.m_p_b.val();
         if self.pec_r.q.val() {
