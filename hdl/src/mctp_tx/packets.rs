@@ -567,8 +567,9 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         self.m_u_b.next = 0.into();
         self.pec_at.next = 0.into();
         self.m_h_0.next = 0.into();
-        // nh, nh + p and p0 are at most W: only their low ⌊log2 W⌋ + 1 bits are compared with
-        // the lane numbers (eight-bit compares were carry chains in front of the lanes).
+        // nh and nh + p are at most W: only their low ⌊log2 W⌋ + 1 bits are compared with the
+        // lane numbers (eight-bit compares were carry chains in front of the lanes). `p0` (the
+        // same bits) is no longer compared with lanes: stage A sends the first beat's as `keep0`.
         self.nh_w.next = self.nh_r.q.val() & self.c_cnt_mask.val();
         self.np_w.next = self.np_r.q.val() & self.c_cnt_mask.val();
         self.p0_w.next = self.msg.p0.val() & self.c_cnt_mask.val();
