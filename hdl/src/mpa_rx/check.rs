@@ -21,7 +21,8 @@
 //! more than a beat needs a second clock for its last beat.
 //!
 //! The first error stops the stream (RFC 5044 §8): an open frame is closed with `m_tuser` high,
-//! its kind and stream offset are held in `status`, its counter counts, and every later beat is
+//! its kind and stream offset are held in `status`, its counter counts (a clock later, as every
+//! counter here does), and every later beat is
 //! taken and dropped until reset.
 
 use crate::axis::AxisSource;
@@ -87,6 +88,13 @@ pub struct Check<const D: usize, const K: usize, const D2: usize> {
     n_crc: DFF<Bits<32>>,
     n_mk: DFF<Bits<32>>,
     n_len: DFF<Bits<32>>,
+    /// What the counters count, a clock before they count it: each enable is then one register
+    /// (placed by the counter), not the beat's decision (`top_w4` at stop 55: `q_kind` → the
+    /// check → `n_fpdus`'s enable across the die, 131.4 MHz).
+    cnt_fpdu: DFF<Bit>,
+    cnt_crc: DFF<Bit>,
+    cnt_mk: DFF<Bit>,
+    cnt_len: DFF<Bit>,
     m_data: DFF<Bits<D>>,
     m_keep: DFF<Bits<K>>,
     m_valid: DFF<Bit>,
@@ -162,6 +170,10 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Check<D, K, D2
             n_crc: Default::default(),
             n_mk: Default::default(),
             n_len: Default::default(),
+            cnt_fpdu: Default::default(),
+            cnt_crc: Default::default(),
+            cnt_mk: Default::default(),
+            cnt_len: Default::default(),
             m_data: Default::default(),
             m_keep: Default::default(),
             m_valid: Default::default(),
@@ -195,7 +207,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
     fn update(&mut self) {
         dff_setup!(
             self, clock, len_q, ob, o, pending, pend_bad, err, stopped, err_off, err_found, err_exp, n_fpdus, n_crc, n_mk,
-            n_len, m_data, m_keep, m_valid, m_last, m_user, m_lenr
+            n_len, cnt_fpdu, cnt_crc, cnt_mk, cnt_len, m_data, m_keep, m_valid, m_last, m_user, m_lenr
         );
         self.m.tdata.next = self.m_data.q.val();
         self.m.tkeep.next = self.m_keep.q.val();
@@ -262,6 +274,23 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
         // the selects of `m_data` at 147.8 MHz). Under it the two cases exclude each other: a
         // pending tail holds `p_ready` low.
         self.go.next = self.p_valid.val() & !self.pending.q.val() & !self.stopped.q.val();
+        // The counters a clock behind the beats they count.
+        self.cnt_fpdu.d.next = false;
+        self.cnt_crc.d.next = false;
+        self.cnt_mk.d.next = false;
+        self.cnt_len.d.next = false;
+        if self.cnt_fpdu.q.val() {
+            self.n_fpdus.d.next = self.n_fpdus.q.val() + 1;
+        }
+        if self.cnt_crc.q.val() {
+            self.n_crc.d.next = self.n_crc.q.val() + 1;
+        }
+        if self.cnt_mk.q.val() {
+            self.n_mk.d.next = self.n_mk.q.val() + 1;
+        }
+        if self.cnt_len.q.val() {
+            self.n_len.d.next = self.n_len.q.val() + 1;
+        }
         if self.out_free.val() {
             self.m_valid.d.next = false;
             if self.pending.q.val() {
@@ -285,9 +314,9 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
                     self.err_found.d.next = self.p_err_found.val();
                     self.err_exp.d.next = self.p_err_exp.val();
                     if self.p_kind.val() == self.c_err_len.val() {
-                        self.n_len.d.next = self.n_len.q.val() + 1;
+                        self.cnt_len.d.next = true;
                     } else {
-                        self.n_mk.d.next = self.n_mk.q.val() + 1;
+                        self.cnt_mk.d.next = true;
                     }
                     if self.o.q.val() != 0 {
                         self.m_data.d.next = self.ob.q.val();
@@ -322,9 +351,9 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
                             self.err_off.d.next = self.p_err_off.val();
                             self.err_found.d.next = self.p_err_found.val();
                             self.err_exp.d.next = self.p_err_exp.val();
-                            self.n_crc.d.next = self.n_crc.q.val() + 1;
+                            self.cnt_crc.d.next = true;
                         } else {
-                            self.n_fpdus.d.next = self.n_fpdus.q.val() + 1;
+                            self.cnt_fpdu.d.next = true;
                         }
                         if self.gt_k.val() {
                             self.pending.d.next = true;
@@ -356,6 +385,10 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
             self.n_crc.d.next = 0.into();
             self.n_mk.d.next = 0.into();
             self.n_len.d.next = 0.into();
+            self.cnt_fpdu.d.next = false;
+            self.cnt_crc.d.next = false;
+            self.cnt_mk.d.next = false;
+            self.cnt_len.d.next = false;
             self.m_valid.d.next = false;
             self.m_last.d.next = false;
             self.m_user.d.next = false;

@@ -16,7 +16,8 @@
 //!   computed, FPDUPTR and the pointer due, ULPDU_Length and MULPDU), `status_idle` (between
 //!   FPDUs, nothing held: the stream may end here): the [`MpaRxStatus`] bundle.
 //! - `counters_fpdus` (good FPDUs), `counters_bad_crc`, `counters_bad_marker`,
-//!   `counters_bad_length`: the [`MpaRxCounters`] bundle.
+//!   `counters_bad_length`: the [`MpaRxCounters`] bundle. A counter counts a clock after the
+//!   check stage's decision, so one clock after `status_error` is set.
 //!
 //! # The DDP contract: stream, then a verdict
 //! DDP must not act on an FPDU before its CRC is checked (RFC 5044 §4.4). The block streams
