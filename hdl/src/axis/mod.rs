@@ -11,8 +11,10 @@
 //! ([`crate::registry::flatten_ports`]), and [`crate::ports::ports_of`] reports them the same
 //! way, so the Verilator harness, the docs and a shell all see plain AXI-Stream names.
 
+pub mod entry_queue;
 pub mod skid;
 
+pub use entry_queue::EntryQueue;
 pub use skid::{AxisSkid, AxisStageSkid, AxisStageSkidPreload};
 
 use rust_hdl::prelude::*;

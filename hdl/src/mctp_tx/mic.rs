@@ -59,8 +59,10 @@ pub struct MicStage<const D: usize, const K: usize> {
     pub s_refused: Signal<In, Bit>,
     /// The payload stream (message and MIC).
     pub m: AxisSource<D, K>,
-    /// The fields of the message whose beats are on `m` (stable from its first beat on `m`
-    /// until that beat is taken).
+    /// The beat on `m` is a message's first.
+    pub m_first: Signal<Out, Bit>,
+    /// The fields of the message whose beats are on `m` (loaded with its first beat, stable
+    /// until the next message's first beat).
     pub msg: MessageFieldsSource,
     /// Messages refused (dropped whole).
     pub dropped: Signal<Out, Bits<32>>,
@@ -114,6 +116,7 @@ pub struct MicStage<const D: usize, const K: usize> {
     o_keep: DFF<Bits<K>>,
     o_valid: DFF<Bit>,
     o_last: DFF<Bit>,
+    o_first: DFF<Bit>,
     /// The output beat is a message's last with the MIC starting in it, at lane `o_moff`.
     o_ml: DFF<Bit>,
     o_moff: DFF<Bits<8>>,
@@ -211,6 +214,7 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             s_len: Default::default(),
             s_refused: Default::default(),
             m: Default::default(),
+            m_first: Default::default(),
             msg: Default::default(),
             dropped: Default::default(),
             c_init: Constant::new(pipe.net.init_r.into()),
@@ -249,6 +253,7 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             o_keep: Default::default(),
             o_valid: Default::default(),
             o_last: Default::default(),
+            o_first: Default::default(),
             o_ml: Default::default(),
             o_moff: Default::default(),
             f_src: Default::default(),
@@ -329,7 +334,7 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         dff_setup!(
             self, clock, phase, mic_r, r_mic, fin_r, hold_off, hold_cnt, a_data, a_k, a_ml, a_x, a_koh, a_k0, a_mb, a_hoff, a_valid, a_last, a_first,
             a_src, a_dst, a_tag, a_to, a_seq, a_mtu, a_smbus, a_sa_src, a_sa_dst, a_len, o_data, o_keep, o_valid,
-            o_last, o_ml, o_moff, f_src, f_dst, f_tag, f_to, f_seq, f_mtu, f_smbus, f_sa_src, f_sa_dst, f_pkt0, f_eom0, f_after0, f_p0,
+            o_last, o_first, o_ml, o_moff, f_src, f_dst, f_tag, f_to, f_seq, f_mtu, f_smbus, f_sa_src, f_sa_dst, f_pkt0, f_eom0, f_after0, f_p0,
             f_pend0, f_pl0, f_npl0, f_neom0, n_dropped
         );
         // The MIC into the last beat's free lanes (the octets past `o_moff + 4` are zero: the
@@ -343,6 +348,7 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         self.m.tkeep.next = self.o_keep.q.val();
         self.m.tvalid.next = self.o_valid.q.val();
         self.m.tlast.next = self.o_last.q.val();
+        self.m_first.next = self.o_first.q.val();
         self.msg.src.next = self.f_src.q.val();
         self.msg.dst.next = self.f_dst.q.val();
         self.msg.tag.next = self.f_tag.q.val();
@@ -512,6 +518,7 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
             self.o_keep.d.next = self.keep_out.val();
             self.o_valid.d.next = true;
             self.o_last.d.next = self.a_last.q.val();
+            self.o_first.d.next = self.a_first.q.val();
             self.o_ml.d.next = self.a_ml.q.val() & (self.a_k.q.val() < self.c_w.val());
             self.o_moff.d.next = self.a_k.q.val() & self.c_lane_mask.val();
             if self.a_ml.q.val() {
@@ -643,6 +650,7 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
             self.o_keep.d.next = 0.into();
             self.o_valid.d.next = false;
             self.o_last.d.next = false;
+            self.o_first.d.next = false;
             self.o_ml.d.next = false;
             self.n_dropped.d.next = 0.into();
         }

@@ -58,8 +58,15 @@ pub struct PacketStage<const D: usize, const K: usize> {
     /// stage (issue 27: decoding a lane mask here ran into the held-octet arithmetic, W = 4's
     /// critical path); `K` bits hold it at every width (`K ≥ ⌊log2 K⌋ + 1`).
     pub s: AxisSink<D, K>,
-    /// The fields of the message whose first beat is on `s`.
+    /// The beat on `s` is a message's first.
+    pub s_first: Signal<In, Bit>,
+    /// The fields of the message whose first beat is on `s` (read in the idle state only), and
+    /// whether they are there (they are whenever a first beat is: [`super::MctpTx`]'s `fields`).
     pub msg: MessageFields,
+    pub msg_valid: Signal<In, Bit>,
+    /// A message's first beat is formed this clock: `msg` is done with, and the next
+    /// message's fields may take its place (from registers: `take` is not in it).
+    pub msg_done: Signal<Out, Bit>,
     /// One frame per packet; with `m_pec` the beat has the PEC lane (zero here): its highest
     /// kept lane (a frame's lanes are contiguous from lane 0), so the PEC stage finds the lane
     /// and the lanes before it in `tkeep` by wiring, with neither a compare nor a shift by a
@@ -298,6 +305,9 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             reset: Default::default(),
             s: Default::default(),
             msg: Default::default(),
+            s_first: Default::default(),
+            msg_valid: Default::default(),
+            msg_done: Default::default(),
             m: Default::default(),
             m_pec: Default::default(),
             packets: Default::default(),
@@ -625,6 +635,10 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         self.active.next = (self.phase.q.val() == PacketPhase::Body) | (self.idle.val() & self.s.tvalid.val());
         self.emit.next = self.adv.val() & self.active.val() & (!self.need_in.val() | self.s.tvalid.val());
         self.take.next = self.emit.val() & self.need_in.val();
+        // In the idle state a beat on `s` is always formed once the output has a place (`emit`
+        // there, without `need_in`).
+        self.msg_done.next =
+            self.adv.val() & self.idle.val() & self.s.tvalid.val() & self.s_first.val() & self.msg_valid.val();
         self.s.tready.next =
             !self.reset.val() & (self.take.val() | (self.phase.q.val() == PacketPhase::Drain));
         self.in_cnt.next = bit_cast::<8, K>(self.s.tkeep.val());
