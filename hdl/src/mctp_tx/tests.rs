@@ -71,6 +71,29 @@ fn random_messages_match_software_transmit_w8() {
     random::<64, 8>(8, 8);
 }
 
+/// Messages of one or two beats back to back, with the output stalled at random: the skid
+/// buffer in front of the packet stage then holds two messages' first beats, and the queue of
+/// message fields beside it two entries (each message has its own random header fields).
+#[test]
+fn short_messages_back_to_back() {
+    fn run<const D: usize, const K: usize>() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(0x5E + K as u64);
+        for round in 0..4u64 {
+            let jobs: Vec<MctpTxJob> = (0..60)
+                .map(|_| {
+                    let (req, message) = random_tx_request(&mut rng, 2 * K, 0.05);
+                    MctpTxJob { req, message }
+                })
+                .collect();
+            let traffic = traffic_grid(round)[round as usize % 4].clone();
+            check::<D, K>(&jobs, &traffic, &format!("W={K} short messages round {round} {traffic:?}"));
+        }
+    }
+    run::<8, 1>();
+    run::<32, 4>();
+    run::<64, 8>();
+}
+
 /// Message + MIC ending `tail` octets past an MTU boundary: the MIC splits (tail 1..=3), ends a
 /// packet (0) or sits whole in the last one (4, 5); with and without SMBus.
 fn mic_straddle<const D: usize, const K: usize>() {
