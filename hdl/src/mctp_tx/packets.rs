@@ -177,7 +177,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     e_neom: Signal<Local, Bit>,
     after_n: Signal<Local, Bits<17>>,
     rm_b: Signal<Local, Bits<8>>,
-    e_pkt_left: Signal<Local, Bits<8>>,
     e_hpos: Signal<Local, Bits<8>>,
     e_in_done: Signal<Local, Bit>,
     e_short: Signal<Local, Bit>,
@@ -199,7 +198,13 @@ pub struct PacketStage<const D: usize, const K: usize> {
     emit: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     in_cnt: Signal<Local, Bits<8>>,
+    /// `p − avail`: where the read position lands in the new beat when one is taken.
     d_pa: Signal<Local, Bits<8>>,
+    /// `avail + in − p` (`left`) and its carry-save layer: `!p`, the sum and carry words.
+    not_p: Signal<Local, Bits<8>>,
+    csa_s: Signal<Local, Bits<8>>,
+    csa_c: Signal<Local, Bits<8>>,
+    left: Signal<Local, Bits<8>>,
     /// `in_cnt`, `avail` and `p` on their low ⌊log2 W⌋ + 1 bits.
     cnt_in: Signal<Local, Bits<8>>,
     cnt_av: Signal<Local, Bits<8>>,
@@ -262,6 +267,10 @@ pub struct PacketStage<const D: usize, const K: usize> {
     c_lane_mask: Constant<Bits<8>>,
     /// The bits that hold a count of at most W octets: `2W − 1`.
     c_cnt_mask: Constant<Bits<8>>,
+    /// `left`'s bits, `4W − 1`, and its sign bit, `2W`.
+    c_left_mask: Constant<Bits<8>>,
+    c_left_sign: Constant<Bits<8>>,
+    c_one8: Constant<Bits<8>>,
     c_nh_mask: Constant<Bits<8>>,
     c_hpos_mask: Constant<Bits<8>>,
     c_nh0: Constant<Bits<8>>,
@@ -392,7 +401,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             e_neom: Default::default(),
             after_n: Default::default(),
             rm_b: Default::default(),
-            e_pkt_left: Default::default(),
             e_hpos: Default::default(),
             e_in_done: Default::default(),
             e_short: Default::default(),
@@ -415,6 +423,10 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             take: Default::default(),
             in_cnt: Default::default(),
             d_pa: Default::default(),
+            not_p: Default::default(),
+            csa_s: Default::default(),
+            csa_c: Default::default(),
+            left: Default::default(),
             cnt_in: Default::default(),
             cnt_av: Default::default(),
             cnt_p: Default::default(),
@@ -467,6 +479,9 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             c_w: Constant::new((K as u64).into()),
             c_lane_mask: Constant::new(((K - 1) as u64).into()),
             c_cnt_mask: Constant::new(((2 * K - 1) as u64).into()),
+            c_left_mask: Constant::new(((4 * K - 1) as u64).into()),
+            c_left_sign: Constant::new(((2 * K) as u64).into()),
+            c_one8: Constant::new(1u64.into()),
             c_nh_mask: Constant::new((((PREFIX_LEN + HEADER_LEN) % K | HEADER_LEN % K) as u64).into()),
             c_hpos_mask: Constant::new((0x0F & !(K as u64 - 1)).into()),
             c_nh0: Constant::new((hb.nh[0] as u64).into()),
@@ -520,7 +535,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         self.e_after.next = self.after.q.val();
         self.e_npl.next = self.npl.q.val();
         self.e_neom.next = self.neom.q.val();
-        self.e_pkt_left.next = self.pkt_left.q.val();
         self.e_hpos.next = self.hpos.q.val();
         self.e_in_done.next = self.in_done.q.val();
         self.e_short.next = self.short.q.val();
@@ -539,7 +553,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.e_after.next = self.msg.after0.val();
             self.e_npl.next = self.msg.npl0.val();
             self.e_neom.next = self.msg.neom0.val();
-            self.e_pkt_left.next = self.msg.pkt0.val();
             self.e_hpos.next = 0.into();
             self.e_in_done.next = false;
             self.e_short.next = false;
@@ -656,15 +669,25 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // empty: `avail` 0, `rd = bend`) side by side, the idle state selecting after the
         // arithmetic (it was in front of it: `phase` → `p` → the sums → `rd`, W = 1 and 8's
         // critical path).
-        // The new beat's count (`in_cnt`, from the skid buffer's register) meets one compare
-        // and one subtract, both against `p − avail` worked out from registers beside it:
-        // `p > avail + in` is `p > avail` and `p − avail > in`, and `avail + in − p` is
-        // `in − (p − avail)` (the sum was in front of both: W = 8's critical path ran
-        // `m_keep` → the sum → the compare → `rd`).
+        // With the new beat (`in_cnt`, from the skid buffer's register), what is left is
+        // `left = avail + in − p`, in one carry chain: a carry-save layer first (`avail + in +
+        // !p` as a sum word and a carry word, one LUT level), then the chain that adds the two
+        // and the 1, on ⌊log2 W⌋ + 2 bits. `left` lies in `[−W, 2W)`, so its top bit is the sign:
+        // `p > avail + in`, the input ran short. (Two chains in series were W = 8's critical
+        // path: `avail + in` then the compare at stop 54; `p − avail` then `in − (p − avail)`
+        // and its borrow at stop 56.)
         self.cnt_p.next = self.p_r.q.val() & self.c_cnt_mask.val();
         self.d_pa.next = (self.cnt_p.val() - self.cnt_av.val()) & self.c_cnt_mask.val();
         self.pad_nt.next = self.cnt_p.val() > self.cnt_av.val();
-        self.pad_t.next = self.pad_nt.val() & (self.d_pa.val() > self.cnt_in.val());
+        self.not_p.next = !self.cnt_p.val() & self.c_left_mask.val();
+        self.csa_s.next = self.cnt_av.val() ^ self.cnt_in.val() ^ self.not_p.val();
+        self.csa_c.next = (((self.cnt_av.val() & self.cnt_in.val())
+            | (self.cnt_av.val() & self.not_p.val())
+            | (self.cnt_in.val() & self.not_p.val()))
+            << 1)
+            | self.c_one8.val();
+        self.left.next = (self.csa_s.val() + self.csa_c.val()) & self.c_left_mask.val();
+        self.pad_t.next = (self.left.val() & self.c_left_sign.val()) != 0;
         self.pad_t0.next = self.p0_w.val() > self.cnt_in.val();
         self.pad_nt0.next = self.p0_w.val() != 0;
 
@@ -695,7 +718,12 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         if self.e_to.val() {
             self.flags.next = self.flags.val() | self.c_to.val();
         }
-        self.count.next = self.e_pkt_left.val() + self.c_count_add.val();
+        // (Added before the idle state's select, so from registers: W = 1's seed 2 ran `phase`
+        // → the select → this sum → the header → `lanes` at stop 56.)
+        self.count.next = self.pkt_left.q.val() + self.c_count_add.val();
+        if self.idle.val() {
+            self.count.next = self.msg.pkt0.val() + self.c_count_add.val();
+        }
         self.hdr.next = self.c_mctp_fixed.val()
             | (bit_cast::<64, 8>(self.e_dst.val()) << 8)
             | (bit_cast::<64, 8>(self.e_src.val()) << 16)
@@ -738,7 +766,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         if self.pad_nt.val() {
             self.av_nt.next = 0.into();
         }
-        self.av_t.next = (self.cnt_in.val() - self.d_pa.val()) & self.c_cnt_mask.val();
+        self.av_t.next = self.left.val() & self.c_cnt_mask.val();
         if self.pad_t.val() {
             self.av_t.next = 0.into();
         }
