@@ -159,7 +159,8 @@ pub struct MicStage<const D: usize, const K: usize> {
     /// The output beat with the MIC in its free lanes.
     out_m: Signal<Local, Bits<D>>,
     hold_k: Signal<Local, Bits<8>>,
-    out_cnt: Signal<Local, Bits<8>>,
+    /// `a_k` on its low ⌊log2 W⌋ + 1 bits (it is at most W).
+    a_k_lo: Signal<Local, Bits<8>>,
     out_data: Signal<Local, Bits<D>>,
     keep_out: Signal<Local, Bits<K>>,
     len_in: Signal<Local, Bits<17>>,
@@ -184,15 +185,21 @@ pub struct MicStage<const D: usize, const K: usize> {
     c_bit8: [Constant<Bits<8>>; K],
     keep0: Signal<Local, Bits<8>>,
     c_lane1: [Constant<Bits<8>>; K],
-    c_lane: [Constant<Bits<8>>; K],
     c_bit: [Constant<Bits<K>>; K],
     c_ones_k: Constant<Bits<K>>,
     c_byte_d: Constant<Bits<D>>,
     c_w: Constant<Bits<8>>,
     c_lane_mask: Constant<Bits<8>>,
-    /// `ovf` for every beat at W < 4; `k_in > W − 4` at W ≥ 4.
+    /// `ovf` for every beat at W < 4; `k_in > W − 4` at W ≥ 4, a lane of `c_ovf_lanes` (W − 4
+    /// up) kept.
     c_ovf_always: Constant<Bit>,
-    c_w_m4: Constant<Bits<8>>,
+    c_ovf_lanes: Constant<Bits<K>>,
+    /// `2W − 1`, the bits of a count of at most W octets; the counts 0..=W; their lanes (`v`
+    /// low lanes), and with the MIC after them (`min(v + 4, W)`).
+    c_cnt_mask: Constant<Bits<8>>,
+    c_cnt: [Constant<Bits<8>>; 9],
+    c_keep_n: [Constant<Bits<K>>; 9],
+    c_keep_ml: [Constant<Bits<K>>; 9],
     c_mic_len: Constant<Bits<8>>,
     c_mic_len17: Constant<Bits<17>>,
     c_init: Constant<Bits<32>>,
@@ -292,7 +299,7 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             c_one8: Constant::new(1u64.into()),
             out_m: Default::default(),
             hold_k: Default::default(),
-            out_cnt: Default::default(),
+            a_k_lo: Default::default(),
             out_data: Default::default(),
             keep_out: Default::default(),
             len_in: Default::default(),
@@ -314,14 +321,17 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             c_bit8: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             keep0: Default::default(),
             c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
-            c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             c_ones_k: Constant::new(crate::bits::low_ones(K).into()),
             c_byte_d: Constant::new(0xFFu64.into()),
             c_w: Constant::new((K as u64).into()),
             c_lane_mask: Constant::new(((K - 1) as u64).into()),
             c_ovf_always: Constant::new(K < MIC_LEN),
-            c_w_m4: Constant::new((K.saturating_sub(MIC_LEN) as u64).into()),
+            c_ovf_lanes: Constant::new((crate::bits::low_ones(K) & !crate::bits::low_ones(K.saturating_sub(MIC_LEN))).into()),
+            c_cnt_mask: Constant::new(((2 * K - 1) as u64).into()),
+            c_cnt: std::array::from_fn(|v| Constant::new((v as u64).into())),
+            c_keep_n: std::array::from_fn(|v| Constant::new(crate::bits::low_ones(v.min(K)).into())),
+            c_keep_ml: std::array::from_fn(|v| Constant::new(crate::bits::low_ones((v + MIC_LEN).min(K)).into())),
             c_mic_len: Constant::new((MIC_LEN as u64).into()),
             c_mic_len17: Constant::new((MIC_LEN as u64).into()),
         }
@@ -412,7 +422,9 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         if self.first.val() {
             self.e_mic.next = self.cfg.mic.val();
         }
-        self.ovf.next = self.c_ovf_always.val() | (self.k_in.val() > self.c_w_m4.val());
+        // `k_in > W − 4`: a lane from W − 4 up is kept (not a compare behind the count: W = 8's
+        // `m_keep` → `k_in` → the compare's carry chain → `a_last` at stop 56).
+        self.ovf.next = self.c_ovf_always.val() | ((self.keep_in.val() & self.c_ovf_lanes.val()) != 0);
 
         // The beat's octets, the lanes past its end zero.
         self.data_m.next = self.s.tdata.val();
@@ -468,17 +480,18 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         if self.a_k0.q.val() {
             self.fin.next = self.fin.val() | self.fin_net0.y.val();
         }
-        self.out_cnt.next = self.a_k.q.val();
-        if self.a_ml.q.val() {
-            self.out_cnt.next = self.c_w.val();
-            if !self.c_ovf_always.val() & (self.a_k.q.val() <= self.c_w_m4.val()) {
-                self.out_cnt.next = self.a_k.q.val() + self.c_mic_len.val();
-            }
-        }
+        // The output's lanes: `a_k` of them, or `min(a_k + 4, W)` when the MIC starts in the
+        // beat; a table of `a_k`'s low ⌊log2 W⌋ + 1 bits and `a_ml` (a LUT or two a lane),
+        // where the sum and two compares on eight bits were three carry chains in series
+        // (W = 8's critical path at stop 56: `a_k` → `a_k ≤ W − 4` → the sum → the lanes).
+        self.a_k_lo.next = self.a_k.q.val() & self.c_cnt_mask.val();
         self.keep_out.next = 0.into();
-        for i in 0..K {
-            if self.c_lane[i].val() < self.out_cnt.val() {
-                self.keep_out.next = self.keep_out.val() | self.c_bit[i].val();
+        for v in 0..(K + 1) {
+            if self.a_k_lo.val() == self.c_cnt[v].val() {
+                self.keep_out.next = self.c_keep_n[v].val();
+                if self.a_ml.q.val() {
+                    self.keep_out.next = self.c_keep_ml[v].val();
+                }
             }
         }
         self.len_in.next = self.a_len.q.val();
