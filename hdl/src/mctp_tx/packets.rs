@@ -275,9 +275,8 @@ pub struct PacketStage<const D: usize, const K: usize> {
     c_hpos_mask: Constant<Bits<8>>,
     c_nh0: Constant<Bits<8>>,
     c_nh0_smbus: Constant<Bits<8>>,
-    /// Lane `i`'s place after a message's first beat's header octets, `i − nh0` (0 in the
-    /// header), without and with SMBus: lane `i` is a header or payload lane when it is in the
-    /// header or `p0` exceeds this, so no sum `nh0 + p0` is in front of the lane mask.
+    /// A packet's first beat's payload room ([`super::first_beat_room`]), without and with
+    /// SMBus. (The first beat's lanes come from stage A, `msg.keep0`.)
     c_room0: Constant<Bits<8>>,
     c_room0_smbus: Constant<Bits<8>>,
     /// A packet's second and third beats (index 1, 2): header octets, payload room, header
