@@ -172,7 +172,14 @@ pub struct MicStage<const D: usize, const K: usize> {
     fits2: Signal<Local, Bit>,
     over_mtu: Signal<Local, Bits<17>>,
     room0: Signal<Local, Bits<8>>,
+    /// `pkt0 ≤ room0` for each binding's room (a constant), so that the compares start from
+    /// `a_len` and `a_mtu` alone and `a_smbus` picks the result last: with `room0` selected first
+    /// (a LUT in front of two carry chains) it was W = 8's critical path at stop 56.
+    pend0_n: Signal<Local, Bit>,
+    pend0_s: Signal<Local, Bit>,
     pend0: Signal<Local, Bit>,
+    pl0_n: Signal<Local, Bits<8>>,
+    pl0_s: Signal<Local, Bits<8>>,
     pl0: Signal<Local, Bits<8>>,
     c_room0: Constant<Bits<8>>,
     c_room0_smbus: Constant<Bits<8>>,
@@ -309,7 +316,11 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             fits2: Default::default(),
             over_mtu: Default::default(),
             room0: Default::default(),
+            pend0_n: Default::default(),
+            pend0_s: Default::default(),
             pend0: Default::default(),
+            pl0_n: Default::default(),
+            pl0_s: Default::default(),
             pl0: Default::default(),
             // The first beat's room after the header: W − min(header, W).
             c_room0: super::first_beat_room(K, false),
@@ -507,16 +518,29 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         if self.a_smbus.q.val() {
             self.room0.next = self.c_room0_smbus.val();
         }
-        // pkt0 ≤ room0, from both compares side by side rather than after the pkt0 select.
-        self.pend0.next = self.a_mtu.q.val() <= self.room0.val();
+        // pkt0 ≤ room0: a compare of each candidate (`a_mtu`, or `len_in` when it fits) with
+        // each binding's room, side by side; the fit and the binding select last.
+        self.pend0_n.next = self.a_mtu.q.val() <= self.c_room0.val();
+        self.pend0_s.next = self.a_mtu.q.val() <= self.c_room0_smbus.val();
         if self.fits.val() {
-            self.pend0.next = self.len_in.val() <= bit_cast::<17, 8>(self.room0.val());
+            self.pend0_n.next = self.len_in.val() <= bit_cast::<17, 8>(self.c_room0.val());
+            self.pend0_s.next = self.len_in.val() <= bit_cast::<17, 8>(self.c_room0_smbus.val());
+        }
+        self.pend0.next = self.pend0_n.val();
+        if self.a_smbus.q.val() {
+            self.pend0.next = self.pend0_s.val();
         }
         // The first packet's octets after its first beat, `pkt0 − p0` (0 when it ends there):
-        // both subtracts side by side, the selects last.
-        self.pl0.next = self.a_mtu.q.val() - self.room0.val();
+        // the subtracts side by side, the selects last.
+        self.pl0_n.next = self.a_mtu.q.val() - self.c_room0.val();
+        self.pl0_s.next = self.a_mtu.q.val() - self.c_room0_smbus.val();
         if self.fits.val() {
-            self.pl0.next = self.len_in.val().get_bits::<8>(0) - self.room0.val();
+            self.pl0_n.next = self.len_in.val().get_bits::<8>(0) - self.c_room0.val();
+            self.pl0_s.next = self.len_in.val().get_bits::<8>(0) - self.c_room0_smbus.val();
+        }
+        self.pl0.next = self.pl0_n.val();
+        if self.a_smbus.q.val() {
+            self.pl0.next = self.pl0_s.val();
         }
         if self.pend0.val() {
             self.pl0.next = 0.into();

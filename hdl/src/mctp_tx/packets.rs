@@ -225,7 +225,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     keep_used: Signal<Local, Bits<K>>,
     /// Lane `nh + p` (where a PEC goes).
     pec_at: Signal<Local, Bits<K>>,
-    nh_0: Signal<Local, Bits<8>>,
     nh_w: Signal<Local, Bits<8>>,
     np_w: Signal<Local, Bits<8>>,
     p0_w: Signal<Local, Bits<8>>,
@@ -275,6 +274,11 @@ pub struct PacketStage<const D: usize, const K: usize> {
     c_hpos_mask: Constant<Bits<8>>,
     c_nh0: Constant<Bits<8>>,
     c_nh0_smbus: Constant<Bits<8>>,
+    /// A message's first beat's header lanes (`c_nh0` low lanes), without and with SMBus: a
+    /// select of two constants by `msg.smbus`, where lane compares with the selected `nh0` were a
+    /// carry chain in front of the lanes (W = 8's critical path on one seed at stop 57).
+    c_mh0: Constant<Bits<K>>,
+    c_mh0_smbus: Constant<Bits<K>>,
     /// A packet's first beat's payload room ([`super::first_beat_room`]), without and with
     /// SMBus. (The first beat's lanes come from stage A, `msg.keep0`.)
     c_room0: Constant<Bits<8>>,
@@ -363,7 +367,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             o_last: Default::default(),
             o_pec: Default::default(),
             pec_at: Default::default(),
-            nh_0: Default::default(),
             nh_w: Default::default(),
             np_w: Default::default(),
             p0_w: Default::default(),
@@ -485,6 +488,8 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             c_hpos_mask: Constant::new((0x0F & !(K as u64 - 1)).into()),
             c_nh0: Constant::new((hb.nh[0] as u64).into()),
             c_nh0_smbus: Constant::new((hs.nh[0] as u64).into()),
+            c_mh0: Constant::new(crate::bits::low_ones(hb.nh[0]).into()),
+            c_mh0_smbus: Constant::new(crate::bits::low_ones(hs.nh[0]).into()),
             c_room0: super::first_beat_room(K, false),
             c_room0_smbus: super::first_beat_room(K, true),
             // SMBus byte count: source octet + MCTP header + payload (DSP0237).
@@ -580,15 +585,14 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // The beat's lane masks (header lanes, header and payload lanes, all used lanes), for a
         // beat of the message (`_b`, from registers) and for its first beat (`_0`, from stage
         // A's fields) side by side, selected by the idle state last.
-        self.nh_0.next = self.c_nh0.val();
+        self.m_h_0.next = self.c_mh0.val();
         if self.msg.smbus.val() {
-            self.nh_0.next = self.c_nh0_smbus.val();
+            self.m_h_0.next = self.c_mh0_smbus.val();
         }
         self.m_h_b.next = 0.into();
         self.m_p_b.next = 0.into();
         self.m_u_b.next = 0.into();
         self.pec_at.next = 0.into();
-        self.m_h_0.next = 0.into();
         // nh and nh + p are at most W: only their low ⌊log2 W⌋ + 1 bits are compared with the
         // lane numbers (eight-bit compares were carry chains in front of the lanes). `p0` (the
         // same bits) is no longer compared with lanes: stage A sends the first beat's as `keep0`.
@@ -604,9 +608,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             }
             if self.c_lane[i].val() == self.np_w.val() {
                 self.pec_at.next = self.pec_at.val() | self.c_bit[i].val();
-            }
-            if self.c_lane[i].val() < self.nh_0.val() {
-                self.m_h_0.next = self.m_h_0.val() | self.c_bit[i].val();
             }
         }
         // Lane i < nh0 + p0 (in the header, or i − nh0 < p0): stage A's `keep0`, through the
