@@ -269,6 +269,47 @@ fn wrong_s_len_is_counted_and_recovered() {
     run::<64, 8>();
 }
 
+/// A message whose `s_len` overstates its octets goes out at `s_len` octets: the octets that came,
+/// their MIC when asked, then zeros (the packet stage pads). From one octet short to several
+/// beats short, so that the padding runs on after the beat in which the stream ended: the pad
+/// decision of that beat (`pad_t`) sets where the later beats read `held`, which the frames of
+/// the message itself show and the counters do not.
+#[test]
+fn an_overstated_length_is_padded_with_zeros() {
+    use crate::testbench::ClockedModel;
+    fn run<const D: usize, const K: usize>() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(12);
+        for (len, s_len) in [(9usize, 10u64), (100, 130), (24, 90), (64, 200), (17, 300)] {
+            for round in 0..4u64 {
+                let (mut req, _) = random_tx_request(&mut rng, 50, 0.0);
+                req.append_mic = round % 2 == 1;
+                let mut message: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+                message[0] |= offload_driver::nvme_mi::IC_BIT;
+                let mut padded = message.clone();
+                if req.append_mic {
+                    offload_driver::nvme_mi::append_mic(&mut padded);
+                }
+                padded.resize(padded.len() + (s_len as usize - len), 0);
+                let want = transmit(&TxRequest { append_mic: false, ..req }, &padded).unwrap();
+                let inner = hdl_model::<D, K>().unwrap();
+                let p = inner.port_id("s_len").unwrap();
+                let mut m = SkewLen { inner, s_len: p, skew: [(len as u64, s_len)].into_iter().collect() };
+                let what = format!("W={K} {len} octets, s_len {s_len}, MIC {}, SMBus {}", req.append_mic, req.smbus.is_some());
+                let traffic = Traffic::random(0.2, 0.2, round);
+                let r = run_mctp_tx(&mut m, &[MctpTxJob { req, message }], &traffic).unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert_eq!((r.len_errors, r.messages, r.dropped), (1, 1, 0), "{what}");
+                assert_eq!(r.frames.len(), want.len(), "{what}");
+                for (g, w) in r.frames.iter().zip(&want) {
+                    assert_same(g, w, &what);
+                }
+            }
+        }
+    }
+    run::<8, 1>();
+    run::<32, 4>();
+    run::<64, 8>();
+}
+
 /// The shipped files (flat port names, module `offload_mctp_tx_wK`) of the registry's entries:
 /// Verilator's lint, as `hdl/tests/verilog_checks.rs` runs it for every entry.
 #[test]
