@@ -325,8 +325,8 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             // The first beat's room after the header: W − min(header, W).
             c_room0: super::first_beat_room(K, false),
             c_room0_smbus: super::first_beat_room(K, true),
-            c_h0: Constant::new(crate::bits::low_ones(hb.nh[0]).into()),
-            c_h0_smbus: Constant::new(crate::bits::low_ones(hs.nh[0]).into()),
+            c_h0: Constant::new(super::first_beat_header_lanes(K, false).into()),
+            c_h0_smbus: Constant::new(super::first_beat_header_lanes(K, true).into()),
             c_rel0: std::array::from_fn(|i| Constant::new((i.saturating_sub(hb.nh[0]) as u64).into())),
             c_rel0_smbus: std::array::from_fn(|i| Constant::new((i.saturating_sub(hs.nh[0]) as u64).into())),
             c_bit8: std::array::from_fn(|i| Constant::new((1u64 << i).into())),

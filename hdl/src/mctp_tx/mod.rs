@@ -172,6 +172,13 @@ fn first_beat_room(k: usize, smbus: bool) -> Constant<Bits<8>> {
     Constant::new((HeaderBeats::new(k, smbus).rm[0] as u64).into())
 }
 
+/// The lanes of a message's first beat of `k` octets that hold header octets (and the SMBus
+/// prefix with `smbus`), low ones: one definition for stage A (`keep0`) and the packet stage
+/// (the first beat's header lanes), from [`HeaderBeats`].
+fn first_beat_header_lanes(k: usize, smbus: bool) -> u64 {
+    crate::bits::low_ones(HeaderBeats::new(k, smbus).nh[0])
+}
+
 /// A packet's header octets beat by beat: in beat `i` (0, 1, 2) `nh[i] = min(rest before, W)`
 /// header octets, `rm[i] = W − nh[i]` octets of payload room and `rest[i]` header octets after
 /// it (`hl` = 4, or 8 with the SMBus prefix).

@@ -488,8 +488,8 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             c_hpos_mask: Constant::new((0x0F & !(K as u64 - 1)).into()),
             c_nh0: Constant::new((hb.nh[0] as u64).into()),
             c_nh0_smbus: Constant::new((hs.nh[0] as u64).into()),
-            c_mh0: Constant::new(crate::bits::low_ones(hb.nh[0]).into()),
-            c_mh0_smbus: Constant::new(crate::bits::low_ones(hs.nh[0]).into()),
+            c_mh0: Constant::new(super::first_beat_header_lanes(K, false).into()),
+            c_mh0_smbus: Constant::new(super::first_beat_header_lanes(K, true).into()),
             c_room0: super::first_beat_room(K, false),
             c_room0_smbus: super::first_beat_room(K, true),
             // SMBus byte count: source octet + MCTP header + payload (DSP0237).
