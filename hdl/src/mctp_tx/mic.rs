@@ -339,7 +339,7 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             c_lane_mask: Constant::new(((K - 1) as u64).into()),
             c_ovf_always: Constant::new(K < MIC_LEN),
             c_ovf_lanes: Constant::new((crate::bits::low_ones(K) & !crate::bits::low_ones(K.saturating_sub(MIC_LEN))).into()),
-            c_cnt_mask: Constant::new(((2 * K - 1) as u64).into()),
+            c_cnt_mask: super::count_mask(K),
             c_cnt: std::array::from_fn(|v| Constant::new((v as u64).into())),
             c_keep_n: std::array::from_fn(|v| Constant::new(crate::bits::low_ones(v.min(K)).into())),
             c_keep_ml: std::array::from_fn(|v| Constant::new(crate::bits::low_ones((v + MIC_LEN).min(K)).into())),

@@ -172,6 +172,12 @@ fn first_beat_room(k: usize, smbus: bool) -> Constant<Bits<8>> {
     Constant::new((HeaderBeats::new(k, smbus).rm[0] as u64).into())
 }
 
+/// `2k − 1`: the bits that hold a count of at most `k` octets (`k` a power of two), so that
+/// both stages compare and add counts on those bits alone, not on eight.
+fn count_mask(k: usize) -> Constant<Bits<8>> {
+    Constant::new(((2 * k - 1) as u64).into())
+}
+
 /// The lanes of a message's first beat of `k` octets that hold header octets (and the SMBus
 /// prefix with `smbus`), low ones: one definition for stage A (`keep0`) and the packet stage
 /// (the first beat's header lanes), from [`HeaderBeats`].

@@ -480,7 +480,7 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             c_byte_d: Constant::new(0xFFu64.into()),
             c_w: Constant::new((K as u64).into()),
             c_lane_mask: Constant::new(((K - 1) as u64).into()),
-            c_cnt_mask: Constant::new(((2 * K - 1) as u64).into()),
+            c_cnt_mask: super::count_mask(K),
             c_left_mask: Constant::new(((4 * K - 1) as u64).into()),
             c_left_sign: Constant::new(((2 * K) as u64).into()),
             c_one8: Constant::new(1u64.into()),
