@@ -1,8 +1,15 @@
 //! Stage B of the depacketizer: published messages out. Descriptors wait in the
 //! [`DescQueue`]; the reader streams the message at the head one memory word per beat (a
 //! registered read, as block RAM has it) under the usual `adv = !m_tvalid | m_tready` rule,
-//! starting a message in the clock its descriptor is at the head, and frees ring words as it
-//! reads them (`rp`; the MIC words after a message with its last beat).
+//! starting a message in the clock its descriptor is at the head.
+//!
+//! The output word is the memory's read register itself, with no register of its own: while
+//! the output waits, the read address stays the one of the word on display, so the memory
+//! shows it again (a copy in flip-flops, with the select in front of it, put the block RAM's
+//! clock-to-output and two levels of logic on one path: MCTP RX W = 4's critical path at
+//! stop 55). So a word must not be overwritten while it is on display: ring words are freed
+//! (`rp`) and the slot is released (`slot_done`) when their beat is taken, not when it is read
+//! (the MIC words after a message with its last beat).
 //!
 //! Descriptor layout (62 bits, from [`super::frames::FrameStage`]): slot [0], start word [14:1]
 //! (ring address with its wrap bit, or slot word), octets to output [27:15], the ring word
@@ -57,14 +64,15 @@ pub struct ReaderStage<const D: usize, const K: usize> {
     o_dst: DFF<Bits<8>>,
     o_tag: DFF<Bits<3>>,
     o_to: DFF<Bit>,
-    /// The output word is the memory's (read last clock): the ring's (`fresh_ring`) or the
-    /// slot's (`fresh_slot`); else `hold`. Two bits, not a fresh bit and a source bit, so that
-    /// the ring's word is the last 2:1 select in front of the output and `hold` (block RAM's
-    /// clock-to-output is most of the clock: MCTP RX W = 1's critical path ran from the ring
-    /// through two levels of logic into `hold`).
-    fresh_ring: DFF<Bit>,
-    fresh_slot: DFF<Bit>,
-    hold: DFF<Bits<D>>,
+    /// The output word is the slot's, not the ring's.
+    o_slot: DFF<Bit>,
+    /// The ring's free pointer once the output beat is taken: the word after it, or after
+    /// the message's MIC words with its last beat.
+    o_rel: DFF<Bits<14>>,
+    /// The read address of last clock: presented again while the output waits.
+    o_addr: DFF<Bits<14>>,
+    /// The output beat is taken.
+    taken: Signal<Local, Bit>,
     adv: Signal<Local, Bit>,
     have: Signal<Local, Bit>,
     go: Signal<Local, Bit>,
@@ -79,7 +87,6 @@ pub struct ReaderStage<const D: usize, const K: usize> {
     e_to: Signal<Local, Bit>,
     e_start1: Signal<Local, Bits<14>>,
     keep: Signal<Local, Bits<K>>,
-    word: Signal<Local, Bits<D>>,
     c_lane: [Constant<Bits<13>>; K],
     c_bit: [Constant<Bits<K>>; K],
     c_w: Constant<Bits<13>>,
@@ -124,9 +131,10 @@ impl<const D: usize, const K: usize> Default for ReaderStage<D, K> {
             o_dst: Default::default(),
             o_tag: Default::default(),
             o_to: Default::default(),
-            fresh_ring: Default::default(),
-            fresh_slot: Default::default(),
-            hold: Default::default(),
+            o_slot: Default::default(),
+            o_rel: Default::default(),
+            o_addr: Default::default(),
+            taken: Default::default(),
             adv: Default::default(),
             have: Default::default(),
             go: Default::default(),
@@ -141,7 +149,6 @@ impl<const D: usize, const K: usize> Default for ReaderStage<D, K> {
             e_to: Default::default(),
             e_start1: Default::default(),
             keep: Default::default(),
-            word: Default::default(),
             c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             c_w: Constant::new((K as u64).into()),
@@ -155,7 +162,7 @@ impl<const D: usize, const K: usize> Logic for ReaderStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, rd_active, rd_slot, rd_start, rd_len, rd_next, rd_src, rd_dst, rd_tag, rd_to, rp_r, o_keep,
-            o_valid, o_last, o_src, o_dst, o_tag, o_to, fresh_ring, fresh_slot, hold
+            o_valid, o_last, o_src, o_dst, o_tag, o_to, o_slot, o_rel, o_addr
         );
         clock!(self, clock, queue);
         self.queue.reset.next = self.reset.val();
@@ -165,15 +172,10 @@ impl<const D: usize, const K: usize> Logic for ReaderStage<D, K> {
         self.q_afull.next = self.queue.afull.val();
         self.rp.next = self.rp_r.q.val();
 
-        self.word.next = self.hold.q.val();
-        if self.fresh_slot.q.val() {
-            self.word.next = self.slot_data.val();
+        self.m.tdata.next = self.ring_data.val();
+        if self.o_slot.q.val() {
+            self.m.tdata.next = self.slot_data.val();
         }
-        if self.fresh_ring.q.val() {
-            self.word.next = self.ring_data.val();
-        }
-        self.hold.d.next = self.word.val();
-        self.m.tdata.next = self.word.val();
         self.m.tkeep.next = self.o_keep.q.val();
         self.m.tvalid.next = self.o_valid.q.val();
         self.m.tlast.next = self.o_last.q.val();
@@ -205,7 +207,12 @@ impl<const D: usize, const K: usize> Logic for ReaderStage<D, K> {
         }
         self.go.next = self.adv.val() & (self.rd_active.q.val() | self.have.val());
         self.queue.pop.next = self.adv.val() & !self.rd_active.q.val() & self.have.val();
-        self.rd_addr.next = self.e_start.val();
+        // A waiting output keeps its word in the memory's read register.
+        self.rd_addr.next = self.o_addr.q.val();
+        if self.adv.val() {
+            self.rd_addr.next = self.e_start.val();
+        }
+        self.o_addr.d.next = self.rd_addr.val();
         self.last.next = self.e_len.val() <= self.c_w.val();
         self.keep.next = 0.into();
         for i in 0..K {
@@ -215,15 +222,21 @@ impl<const D: usize, const K: usize> Logic for ReaderStage<D, K> {
         }
         self.e_start1.next = (self.e_start.val() + 1) & self.c_pm.val();
 
-        self.slot_done.next = false;
-        self.fresh_ring.d.next = false;
-        self.fresh_slot.d.next = false;
+        // The beat on display leaves: its ring words are free, or the slot is.
+        self.taken.next = self.o_valid.q.val() & self.m.tready.val();
+        self.slot_done.next = self.taken.val() & self.o_slot.q.val() & self.o_last.q.val();
+        if self.taken.val() & !self.o_slot.q.val() {
+            self.rp_r.d.next = self.o_rel.q.val();
+        }
         if self.adv.val() {
             self.o_valid.d.next = false;
         }
         if self.go.val() {
-            self.fresh_ring.d.next = !self.e_slot.val();
-            self.fresh_slot.d.next = self.e_slot.val();
+            self.o_slot.d.next = self.e_slot.val();
+            self.o_rel.d.next = self.e_start1.val();
+            if self.last.val() {
+                self.o_rel.d.next = self.e_next.val();
+            }
             self.o_keep.d.next = self.keep.val();
             self.o_last.d.next = self.last.val();
             self.o_valid.d.next = true;
@@ -240,16 +253,6 @@ impl<const D: usize, const K: usize> Logic for ReaderStage<D, K> {
             self.rd_dst.d.next = self.e_dst.val();
             self.rd_tag.d.next = self.e_tag.val();
             self.rd_to.d.next = self.e_to.val();
-            // A ring word is free once read (the read is registered); the MIC words after a
-            // message are freed with its last beat.
-            if !self.e_slot.val() {
-                self.rp_r.d.next = self.e_start1.val();
-                if self.last.val() {
-                    self.rp_r.d.next = self.e_next.val();
-                }
-            } else if self.last.val() {
-                self.slot_done.next = true;
-            }
         }
         if self.reset.val() {
             self.rd_active.d.next = false;
@@ -257,9 +260,7 @@ impl<const D: usize, const K: usize> Logic for ReaderStage<D, K> {
             self.o_valid.d.next = false;
             self.o_keep.d.next = 0.into();
             self.o_last.d.next = false;
-            self.fresh_ring.d.next = false;
-            self.fresh_slot.d.next = false;
-            self.hold.d.next = 0.into();
+            self.o_slot.d.next = false;
             self.slot_done.next = false;
         }
     }
