@@ -17,15 +17,30 @@
 //! `m_user` layout (the frame stage's `info`):
 //! - `[63:0]` frame octets 0..8 received so far (zero where not yet received): the SMBus prefix
 //!   and the MCTP header, as the judging clock reads them;
-//! - `[71:64]`, `[79:72]`, `[87:80]` the MCTP header's octets 1..3 (destination, source, flags)
-//!   so far;
-//! - `[88]` the beat holds the flags octet (the header's last);
-//! - `[96:89]` payload octets in the beat (after the header, before an SMBus PEC, clipped to
+//! - `[71:64]` the MCTP header's octet 3 (flags) so far;
+//! - `[72]` the beat holds the flags octet (the header's last);
+//! - `[80:73]` payload octets in the beat (after the header, before an SMBus PEC, clipped to
 //!   the 256-octet packet limit);
-//! - `[112:97]` frame octets through this beat, saturating at 65535: the frame's length on its
+//! - `[96:81]` frame octets through this beat, saturating at 65535: the frame's length on its
 //!   last beat;
-//! - `[113]` on a last beat with `cfg.smbus`: the PEC checks;
-//! - `[114]` the beat holds the packet's first payload octet (lane 0 of `m.tdata`).
+//! - `[97]` on a last beat with `cfg.smbus`: the PEC checks;
+//! - `[98]` the beat holds the packet's first payload octet (lane 0 of `m.tdata`);
+//! - `[101:99]` on a flags beat, the packet's key (the header's destination, source, tag and
+//!   TO) equals
+//!   the context's key as it is now (`[99]`), the key of the frame before this one (`[100]`)
+//!   and of the frame before that (`[101]`).
+//!
+//! # The key match a clock ahead
+//! The frame stage needs, on a packet's flags beat, whether its key matches the open context's,
+//! and everything it decides on that beat (target, address, window) waits for it: compared
+//! there, the 20-bit compare was at the head of MCTP RX's critical path at every width (stop
+//! 55). So it is compared here, as the beat enters the skid buffer. The context may change
+//! between this compare and the beat's use, but only in the judging clock of a frame ahead of
+//! this beat: at most the two frames before it (the skid holds one beat besides this one, and
+//! the frame stage may be judging the frame of the beat it took last clock). A context key is
+//! loaded only from the judged frame's header, so the three compares cover every case: the
+//! frame stage keeps how many frames it has judged since the key was loaded (0, 1, or more)
+//! and picks `[100]`, `[101]` or `[99]`.
 
 use super::crc_regs::PecCheck;
 use super::MAX_PAYLOAD;
@@ -35,7 +50,7 @@ use offload_driver::mctp::HEADER_LEN;
 use rust_hdl::prelude::*;
 
 /// Width of the decoder's side channel (its layout is in the module doc).
-pub const INFO_BITS: usize = 115;
+pub const INFO_BITS: usize = 102;
 
 /// `D = 8·K` data bits, `K` octets per beat.
 #[derive(LogicBlock)]
@@ -48,6 +63,19 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     pub s: AxisSink<D, K>,
     pub m: AxisSource<D, K>,
     pub m_user: Signal<Out, Bits<INFO_BITS>>,
+    /// The open context's key (the frame stage's `ctx_key`): the header's destination `[7:0]`,
+    /// source `[15:8]` and the flags octet's tag and TO `[19:16]`.
+    pub ctx_key: Signal<In, Bits<20>>,
+    /// The keys of the last frame and the one before it, taken with their last beats.
+    key1: DFF<Bits<20>>,
+    key2: DFF<Bits<20>>,
+    /// This beat's key so far (taken into `key1` with a frame's last beat).
+    ekey: Signal<Local, Bits<20>>,
+    /// The key if this beat is the flags beat of a raw frame (`_r`) or of an SMBus frame
+    /// (`_s`): from `hdr` with the beat at the flags beat's place, a constant, so that the key
+    /// compares do not wait for the position's selects (`e_hdr`).
+    fk_r: Signal<Local, Bits<20>>,
+    fk_s: Signal<Local, Bits<20>>,
     pos: DFF<Bits<16>>,
     hdr: DFF<Bits<64>>,
     hleft: DFF<Bits<8>>,
@@ -116,6 +144,11 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     c_hp_smbus: Constant<Bits<8>>,
     c_pos_max: Constant<Bits<17>>,
     c_pos_high: Constant<Bits<16>>,
+    /// The bits of a position below 8 that a beat's start can have (a multiple of W).
+    c_pos_lo: Constant<Bits<16>>,
+    /// The flags beat's place in the frame, in bits (raw frames, SMBus frames).
+    c_fsh_raw: Constant<Bits<16>>,
+    c_fsh_smbus: Constant<Bits<16>>,
     /// The last position a whole beat moves on from without saturating.
     c_pos_sat: Constant<Bits<16>>,
     c_max_payload: Constant<Bits<16>>,
@@ -126,6 +159,7 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
     fn default() -> Self {
         assert!(D == 8 * K && matches!(K, 1 | 2 | 4 | 8), "BeatDecoder<8K, K> with K in 1, 2, 4, 8");
         assert!(PREFIX_LEN + HEADER_LEN <= 8, "the SMBus prefix and MCTP header fit hdr");
+        assert_eq!((PREFIX_LEN, HEADER_LEN), (4, 4), "the key octets are frame octets 1..3, or 5..7 (`fk_r`, `fk_s`)");
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -133,6 +167,12 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             s: Default::default(),
             m: Default::default(),
             m_user: Default::default(),
+            ctx_key: Default::default(),
+            key1: Default::default(),
+            key2: Default::default(),
+            ekey: Default::default(),
+            fk_r: Default::default(),
+            fk_s: Default::default(),
             pos: Default::default(),
             hdr: Default::default(),
             hleft: Default::default(),
@@ -190,6 +230,9 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             c_hp_smbus: Constant::new(((PREFIX_LEN + HEADER_LEN) as u64).into()),
             c_pos_max: Constant::new(0xFFFFu64.into()),
             c_pos_high: Constant::new((0xFFFFu64 & !7).into()),
+            c_pos_lo: Constant::new((7u64 & !(K as u64 - 1)).into()),
+            c_fsh_raw: Constant::new((8 * ((HEADER_LEN - 1) / K * K) as u64).into()),
+            c_fsh_smbus: Constant::new((8 * ((PREFIX_LEN + HEADER_LEN - 1) / K * K) as u64).into()),
             c_pos_sat: Constant::new((0xFFFFu64 - K as u64).into()),
             c_max_payload: Constant::new((MAX_PAYLOAD as u64).into()),
             c_one: Constant::new(1u64.into()),
@@ -200,7 +243,7 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
 impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, pos, hdr, hleft, a_r, room, room_th, n_on);
+        dff_setup!(self, clock, pos, hdr, hleft, a_r, room, room_th, n_on, key1, key2);
         clock!(self, clock, pec);
         // A plain stream stage: ready and valid pass through, the beat is decoded as it is
         // accepted.
@@ -227,11 +270,14 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
                 }
             }
         }
-        // Frame octets 0..8 so far, and the MCTP header's octets 1..3 among them.
+        // Frame octets 0..8 so far, and the MCTP header's octets 1..3 among them. A beat starts
+        // at a multiple of W, so only the position's bits that can be set shift the beat in (none
+        // at W = 8).
         self.e_hdr.next = self.hdr.q.val();
         if (self.pos.q.val() & self.c_pos_high.val()) == 0 {
             self.e_hdr.next = self.hdr.q.val()
-                | (bit_cast::<64, D>(self.s.tdata.val()) << (bit_cast::<16, 16>(self.pos.q.val()) << 3));
+                | (bit_cast::<64, D>(self.s.tdata.val())
+                    << (bit_cast::<16, 16>(self.pos.q.val() & self.c_pos_lo.val()) << 3));
         }
         self.em1.next = self.e_hdr.val().get_bits::<8>(8);
         self.em2.next = self.e_hdr.val().get_bits::<8>(16);
@@ -286,20 +332,50 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
         }
 
         self.info.next = bit_cast::<INFO_BITS, 64>(self.e_hdr.val())
-            | (bit_cast::<INFO_BITS, 8>(self.em1.val()) << 64)
-            | (bit_cast::<INFO_BITS, 8>(self.em2.val()) << 72)
-            | (bit_cast::<INFO_BITS, 8>(self.em3.val()) << 80)
-            | (bit_cast::<INFO_BITS, 4>(self.n_eff.val()) << 89)
-            | (bit_cast::<INFO_BITS, 16>(self.pos_n.val()) << 97);
+            | (bit_cast::<INFO_BITS, 8>(self.em3.val()) << 64)
+            | (bit_cast::<INFO_BITS, 4>(self.n_eff.val()) << 73)
+            | (bit_cast::<INFO_BITS, 16>(self.pos_n.val()) << 81);
         // The flags octet is the header's last: in this beat when 0 < hleft <= W.
         if (self.hleft.q.val() != 0) & (self.hleft.q.val() <= self.c_w.val()) {
-            self.info.next = self.info.val() | (self.c_one.val() << 88);
+            self.info.next = self.info.val() | (self.c_one.val() << 72);
         }
         if self.pec.ok.val() {
-            self.info.next = self.info.val() | (self.c_one.val() << 113);
+            self.info.next = self.info.val() | (self.c_one.val() << 97);
         }
         if (self.room.q.val() == self.c_max_payload.val()) & (self.n_eff.val() != 0) {
-            self.info.next = self.info.val() | (self.c_one.val() << 114);
+            self.info.next = self.info.val() | (self.c_one.val() << 98);
+        }
+        // The key match a clock ahead (module doc). It is read on flags beats only, so the key
+        // is taken from where a flags beat has it, for either binding, and the binding picks
+        // last: no position select in front of the compares.
+        self.ekey.next = bit_cast::<20, 8>(self.em1.val())
+            | (bit_cast::<20, 8>(self.em2.val()) << 8)
+            | (bit_cast::<20, 4>(self.em3.val().get_bits::<4>(0)) << 16);
+        // (Octets 1..3 of the MCTP header, after the SMBus prefix's four with `_s`.)
+        self.fk_r.next =
+            bit_cast::<20, 64>((self.hdr.q.val() | (bit_cast::<64, D>(self.s.tdata.val()) << self.c_fsh_raw.val())) >> 8);
+        self.fk_s.next =
+            bit_cast::<20, 64>((self.hdr.q.val() | (bit_cast::<64, D>(self.s.tdata.val()) << self.c_fsh_smbus.val())) >> 40);
+        if self.smbus.val() {
+            if self.fk_s.val() == self.ctx_key.val() {
+                self.info.next = self.info.val() | (self.c_one.val() << 99);
+            }
+            if self.fk_s.val() == self.key1.q.val() {
+                self.info.next = self.info.val() | (self.c_one.val() << 100);
+            }
+            if self.fk_s.val() == self.key2.q.val() {
+                self.info.next = self.info.val() | (self.c_one.val() << 101);
+            }
+        } else {
+            if self.fk_r.val() == self.ctx_key.val() {
+                self.info.next = self.info.val() | (self.c_one.val() << 99);
+            }
+            if self.fk_r.val() == self.key1.q.val() {
+                self.info.next = self.info.val() | (self.c_one.val() << 100);
+            }
+            if self.fk_r.val() == self.key2.q.val() {
+                self.info.next = self.info.val() | (self.c_one.val() << 101);
+            }
         }
         self.m_user.next = self.info.val();
 
@@ -359,6 +435,14 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
             self.room_th.d.next = self.room_th_next.val();
             self.n_on.d.next = self.n_on_next.val();
         }
+        if self.accept.val() & self.s.tlast.val() {
+            self.key1.d.next = self.ekey.val();
+            self.key2.d.next = self.key1.q.val();
+        }
+        if self.reset.val() {
+            self.key1.d.next = 0.into();
+            self.key2.d.next = 0.into();
+        }
         if (self.accept.val() & self.s.tlast.val()) | self.reset.val() {
             // The next frame starts.
             self.hdr.d.next = 0.into();
@@ -371,3 +455,4 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
         }
     }
 }
+

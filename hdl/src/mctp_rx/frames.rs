@@ -105,6 +105,9 @@ pub struct FrameStage<const D: usize, const K: usize> {
     pub push: Signal<Out, Bit>,
     pub desc: Signal<Out, Bits<62>>,
     pub bump: MctpRxBumpsSource,
+    /// The context's key, for the decoder's key match a clock ahead (layout in
+    /// [`super::decode`]).
+    pub ctx_key: Signal<Out, Bits<20>>,
     // Ingest.
     in_frame: DFF<Bit>,
     endc: DFF<Bit>,
@@ -154,6 +157,10 @@ pub struct FrameStage<const D: usize, const K: usize> {
     ctx_dst: DFF<Bits<8>>,
     ctx_tag: DFF<Bits<3>>,
     ctx_to: DFF<Bit>,
+    /// The context's key was loaded by the last frame judged (`k_age0`), by the one before it
+    /// (`k_age1`), or earlier (neither): which of the decoder's three key compares applies.
+    k_age0: DFF<Bit>,
+    k_age1: DFF<Bit>,
     last_seq: DFF<Bits<2>>,
     /// The open message's unit (its first packet's payload length) in frame octets.
     unit_f: DFF<Bits<16>>,
@@ -230,13 +237,12 @@ pub struct FrameStage<const D: usize, const K: usize> {
     /// The sequence number after the context's last one, two bits wide so that it wraps (in
     /// Verilog, `last_seq + 1` inside a compare is 32 bits wide and does not).
     seq_exp: Signal<Local, Bits<2>>,
-    em1: Signal<Local, Bits<8>>,
-    em2: Signal<Local, Bits<8>>,
     em3: Signal<Local, Bits<8>>,
     flags_here: Signal<Local, Bit>,
     d_som: Signal<Local, Bit>,
     d_eom: Signal<Local, Bit>,
     d_match: Signal<Local, Bit>,
+    d_key: Signal<Local, Bit>,
     d_slot: Signal<Local, Bit>,
     d_ring_som: Signal<Local, Bit>,
     d_ring_cont: Signal<Local, Bit>,
@@ -362,6 +368,8 @@ pub struct FrameStage<const D: usize, const K: usize> {
     c_som: Constant<Bits<8>>,
     c_eom: Constant<Bits<8>>,
     c_to: Constant<Bits<8>>,
+    /// TO's bit in a context key.
+    c_key_to: Constant<Bits<20>>,
     c_ic: Constant<Bits<8>>,
     c_baseline: Constant<Bits<16>>,
     c_mic_len: Constant<Bits<16>>,
@@ -410,6 +418,9 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             push: Default::default(),
             desc: Default::default(),
             bump: Default::default(),
+            ctx_key: Default::default(),
+            k_age0: Default::default(),
+            k_age1: Default::default(),
             in_frame: Default::default(),
             endc: Default::default(),
             mh_r: Default::default(),
@@ -479,13 +490,12 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             e_hdr: Default::default(),
             e_mh: Default::default(),
             seq_exp: Default::default(),
-            em1: Default::default(),
-            em2: Default::default(),
             em3: Default::default(),
             flags_here: Default::default(),
             d_som: Default::default(),
             d_eom: Default::default(),
             d_match: Default::default(),
+            d_key: Default::default(),
             d_slot: Default::default(),
             d_ring_som: Default::default(),
             d_ring_cont: Default::default(),
@@ -592,6 +602,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             c_som: Constant::new((1u64 << SOM_BIT).into()),
             c_eom: Constant::new((1u64 << EOM_BIT).into()),
             c_to: Constant::new((1u64 << TO_BIT).into()),
+            c_key_to: Constant::new((1u64 << (16 + TO_BIT)).into()),
             c_ic: Constant::new(((IC_BIT as u64) & 0xFF).into()),
             c_baseline: c16(BASELINE_MTU),
             c_mic_len: c16(MIC_LEN),
@@ -609,7 +620,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, last_seq, unit_f, clen, c_wa, c_wa_inc, c_wf, c_keep, c_end,
+            self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, k_age0, k_age1, last_seq, unit_f, clen, c_wa, c_wa_inc, c_wf, c_keep, c_end,
             c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, okr_sa, rp_o1, rp_o2, dl_pend, dl_bad, dl_diff, dl_chk, dl_slot, dl_next, dl_desc, push_r
         );
         clock!(self, clock, mic_w);
@@ -617,18 +628,27 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
 
         // ---- Ingest: the beat on s, decoded (positions, header octets so far, payload count).
         self.e_hdr.next = self.info.val().get_bits::<64>(0);
-        self.em1.next = self.info.val().get_bits::<8>(64);
-        self.em2.next = self.info.val().get_bits::<8>(72);
-        self.em3.next = self.info.val().get_bits::<8>(80);
-        self.flags_here.next = self.info.val().get_bit(88);
-        self.n_eff.next = self.info.val().get_bits::<8>(89);
+        self.em3.next = self.info.val().get_bits::<8>(64);
+        self.flags_here.next = self.info.val().get_bit(72);
+        self.n_eff.next = self.info.val().get_bits::<8>(73);
         self.d_som.next = (self.em3.val() & self.c_som.val()) != 0;
         self.d_eom.next = (self.em3.val() & self.c_eom.val()) != 0;
-        self.d_match.next = self.ctx_open.q.val()
-            & (self.em1.val() == self.ctx_dst.q.val())
-            & (self.em2.val() == self.ctx_src.q.val())
-            & (self.em3.val().get_bits::<3>(0) == self.ctx_tag.q.val())
-            & (((self.em3.val() & self.c_to.val()) != 0) == self.ctx_to.q.val());
+        // The key match, compared by the decoder as the beat entered the skid buffer: against
+        // the context then, or against the frame that has loaded the context since.
+        self.ctx_key.next = bit_cast::<20, 8>(self.ctx_dst.q.val())
+            | (bit_cast::<20, 8>(self.ctx_src.q.val()) << 8)
+            | (bit_cast::<20, 3>(self.ctx_tag.q.val()) << 16);
+        if self.ctx_to.q.val() {
+            self.ctx_key.next = self.ctx_key.val() | self.c_key_to.val();
+        }
+        self.d_key.next = self.info.val().get_bit(99);
+        if self.k_age0.q.val() {
+            self.d_key.next = self.info.val().get_bit(100);
+        }
+        if self.k_age1.q.val() {
+            self.d_key.next = self.info.val().get_bit(101);
+        }
+        self.d_match.next = self.ctx_open.q.val() & self.d_key.val();
         self.d_slot.next = self.d_som.val() & self.ctx_open.q.val() & !self.d_match.val() & self.d_eom.val();
         self.d_ring_som.next = self.d_som.val() & !(self.ctx_open.q.val() & !self.d_match.val());
         self.d_ring_cont.next = !self.d_som.val() & self.d_match.val();
@@ -892,7 +912,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.okr_ms.d.next = self.chk_ms.val();
         self.okr_sa.d.next = self.chk_sa.val();
 
-        self.i_flen.next = self.info.val().get_bits::<16>(97);
+        self.i_flen.next = self.info.val().get_bits::<16>(81);
         self.hov_r.d.next = self.c_header_len.val();
         if self.cfg.smbus.val() {
             self.hov_r.d.next = self.c_header_len.val() + self.c_smbus_overhead.val();
@@ -926,7 +946,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 & ((self.i_flen.val() < self.c_smbus_overhead.val())
                     | ((self.i_flen.val() - self.c_smbus_count_off.val())
                         != bit_cast::<16, 8>(self.e_hdr.val().get_bits::<8>(16))));
-            self.r_pec_bad.d.next = self.cfg.smbus.val() & !self.info.val().get_bit(113);
+            self.r_pec_bad.d.next = self.cfg.smbus.val() & !self.info.val().get_bit(97);
             self.r_smb2.d.next = self.cfg.smbus.val()
                 & ((self.e_hdr.val().get_bits::<8>(8) != self.c_command.val())
                     | self.e_hdr.val().get_bit(0)
@@ -964,7 +984,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.wf.d.next = self.wf_nx.val();
                 self.wf_keep_r.d.next = self.kp_nx.val();
                 self.first_w.d.next = self.e_first.val();
-                if self.d_som.val() & self.info.val().get_bit(114) {
+                if self.d_som.val() & self.info.val().get_bit(98) {
                     self.first_w.d.next = self.pay.val().get_bits::<8>(0);
                 }
             }
@@ -1082,6 +1102,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         if self.endc.q.val() {
             // Per-frame state back to its start.
             self.endc.d.next = false;
+            // One more frame judged since the key was loaded (unless this one loads it).
+            self.k_age0.d.next = false;
+            self.k_age1.d.next = self.k_age0.q.val();
             self.in_frame.d.next = false;
             self.t_ring.d.next = false;
             self.t_slot.d.next = false;
@@ -1119,6 +1142,8 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                     self.ctx_dst.d.next = self.mh1.val();
                     self.ctx_tag.d.next = self.mh3.val().get_bits::<3>(0);
                     self.ctx_to.d.next = (self.mh3.val() & self.c_to.val()) != 0;
+                    self.k_age0.d.next = true;
+                    self.k_age1.d.next = false;
                     self.last_seq.d.next = self.j_seq.val();
                     self.unit_f.d.next = self.plen.val() + self.hov_r.q.val();
                     self.clen.d.next = self.plen.val();
@@ -1207,6 +1232,8 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.ctx_dst.d.next = 0.into();
             self.ctx_tag.d.next = 0.into();
             self.ctx_to.d.next = false;
+            self.k_age0.d.next = false;
+            self.k_age1.d.next = false;
             self.last_seq.d.next = 0.into();
             self.unit_f.d.next = 0.into();
             self.clen.d.next = 0.into();

@@ -167,6 +167,7 @@ impl<const D: usize, const K: usize, const RA: usize> Logic for MctpRx<D, K, RA>
         // Input port → beat decoder → skid buffer → frame stage → memory → reader → output port.
         AxisSink::<D, K>::link(&mut self.s, &mut self.decode.s);
         self.decode.smbus.next = self.cfg.smbus.val();
+        self.decode.ctx_key.next = self.frames.ctx_key.val();
         AxisSource::<D, K>::join(&mut self.decode.m, &mut self.skid.s);
         self.skid.s_user.next = self.decode.m_user.val();
         AxisSource::<D, K>::join(&mut self.skid.m, &mut self.frames.s);

@@ -99,6 +99,10 @@ fn packet_sequence_table() {
         ("restart", vec![S(0), S(0), E(1)], 1, RxCounters { restarted: 1, ..none }),
         ("other tag while open", vec![S(0), (true, false, 0, 5, 64), E(1)], 1, RxCounters { contexts_full: 1, ..none }),
         ("single packet of another tag while open", vec![S(0), (true, true, 0, 5, 9), E(1)], 2, none),
+        // At W = 8 the middle packet is one beat: the end's flags beat is then compared with the
+        // context's key while the start that loads it is being judged, and the frame stage must
+        // take the decoder's compare with the key of the frame two before (`k_age1`).
+        ("one-beat packet of another tag between start and end", vec![S(0), (true, true, 0, 5, 3), E(1)], 2, none),
         ("short first unit", vec![(true, false, 0, 0, 63), E(1)], 0, RxCounters { bad_unit_size: 1, no_context: 1, ..none }),
         (
             "middle unit differs",
