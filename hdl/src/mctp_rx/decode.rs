@@ -116,7 +116,8 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     lanes: Signal<Local, Bits<K>>,
     /// `lanes` as a data mask.
     lane_mask: Signal<Local, Bits<D>>,
-    pos_sum: Signal<Local, Bits<17>>,
+    /// The position after a whole beat, `pos + W` saturating, from the register alone.
+    pos_full: Signal<Local, Bits<16>>,
     pos_n: Signal<Local, Bits<16>>,
     info: Signal<Local, Bits<INFO_BITS>>,
     c_lane1: [Constant<Bits<4>>; K],
@@ -203,7 +204,7 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             n_eff: Default::default(),
             lanes: Default::default(),
             lane_mask: Default::default(),
-            pos_sum: Default::default(),
+            pos_full: Default::default(),
             pos_n: Default::default(),
             info: Default::default(),
             c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
@@ -325,10 +326,18 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
         self.m.tdata.next = (self.s.tdata.val() >> (bit_cast::<16, 4>(self.a_r.q.val() & self.c_w_m1.val()) << 3))
             & self.lane_mask.val();
         self.m.tkeep.next = self.lanes.val();
-        self.pos_sum.next = bit_cast::<17, 16>(self.pos.q.val()) + bit_cast::<17, 4>(self.k.val());
-        self.pos_n.next = self.pos_sum.val().get_bits::<16>(0);
-        if self.pos_sum.val() > self.c_pos_max.val() {
-            self.pos_n.next = self.c_pos_max.val().get_bits::<16>(0);
+        // Frame octets through this beat, `pos + k` saturating. A beat starts at a multiple of W
+        // (or at the saturated 65535), so with fewer than W octets the sum has no carry and is
+        // an OR; a whole beat's sum comes from the register alone. No carry chain behind `tkeep`
+        // (MCTP RX W = 8's critical path on every seed at stop 58's first output register:
+        // `tkeep` → `k` → `pos + k` and its saturation → the skid's side channel).
+        self.pos_full.next = self.pos.q.val() + bit_cast::<16, 8>(self.c_w.val());
+        if self.pos.q.val() > self.c_pos_sat.val() {
+            self.pos_full.next = self.c_pos_max.val().get_bits::<16>(0);
+        }
+        self.pos_n.next = self.pos.q.val() | bit_cast::<16, 4>(self.k.val());
+        if self.k.val() == self.c_w4.val() {
+            self.pos_n.next = self.pos_full.val();
         }
 
         self.info.next = bit_cast::<INFO_BITS, 64>(self.e_hdr.val())
@@ -425,10 +434,7 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
         }
         if self.accept.val() {
             self.hdr.d.next = self.e_hdr.val();
-            self.pos.d.next = self.pos.q.val() + bit_cast::<16, 8>(self.c_w.val());
-            if self.pos.q.val() > self.c_pos_sat.val() {
-                self.pos.d.next = self.c_pos_max.val().get_bits::<16>(0);
-            }
+            self.pos.d.next = self.pos_full.val();
             self.hleft.d.next = self.hl_next.val();
             self.a_r.d.next = self.a_next.val();
             self.room.d.next = self.room.q.val() - bit_cast::<16, 4>(self.n_on.q.val());

@@ -68,8 +68,9 @@ pub const DESC_DEPTH: usize = 1 << queue::ADDRESS_BITS;
 /// Clocks from a message's last input beat being accepted to its first output beat being
 /// taken, with the block otherwise idle and the output ready: the skid buffer, the judging
 /// clock, the registered MIC verdict, the registered descriptor push, the queue's head, the
-/// memory's registered read (docs/ARCHITECTURE.md). Pinned by `tests::delivery_latency`.
-pub const LATENCY: u64 = 7;
+/// memory's registered read, the reader's output register (docs/ARCHITECTURE.md). Pinned by
+/// `tests::delivery_latency`.
+pub const LATENCY: u64 = 8;
 
 /// The counter ports in declaration order (the software model's list).
 pub use offload_driver::mctp::RX_COUNTERS as COUNTERS;

@@ -3,14 +3,18 @@
 //! registered read, as block RAM has it) under the usual `adv = !m_tvalid | m_tready` rule,
 //! starting a message in the clock its descriptor is at the head.
 //!
-//! The output word is the memory's read register itself, with no register of its own: while
-//! the output waits, the read address stays the one of the word on display, so the memory
-//! shows it again (a copy in flip-flops, with the select in front of it, put the block RAM's
-//! clock-to-output and two levels of logic on one path: MCTP RX W = 4's critical path at
-//! stop 55). So a word must not be overwritten while it is on display: ring words are freed
-//! (`rp`) and the slot is released (`slot_done`) when their beat is taken, not when it is read
-//! (the MIC words after a message with its last beat).
-//!
+//! Two stages follow the descriptor: the fetch stage (the word in the memory's read register)
+//! and the output stage (the word in flip-flops, loaded straight from the read port, the
+//! ring's and the slot's in registers of their own with the select behind them). Block RAM's
+//! clock-to-output is most of a 156.25 MHz clock, so no logic sits between it and a
+//! flip-flop (MCTP RX W = 4's critical path at stop 55 ran from the slot's read port through
+//! two selects into a hold register; with the read port as the output, through one select
+//! into whatever took the output). While a fetched word waits for the output stage, the read
+//! address stays its address, so the memory keeps showing it; that word must not be
+//! overwritten meanwhile, so ring words are freed (`rp`) and the slot released (`slot_done`)
+//! when their word moves to the output stage (the MIC words after a message with its last
+//! word).
+
 //! Descriptor layout (62 bits, from [`super::frames::FrameStage`]): slot [0], start word [14:1]
 //! (ring address with its wrap bit, or slot word), octets to output [27:15], the ring word
 //! after the message and its MIC [41:28], source EID [49:42], destination EID [57:50],
@@ -57,22 +61,36 @@ pub struct ReaderStage<const D: usize, const K: usize> {
     rd_tag: DFF<Bits<3>>,
     rd_to: DFF<Bit>,
     rp_r: DFF<Bits<14>>,
-    o_keep: DFF<Bits<K>>,
+    // The fetch stage: a word in the memory's read register, and its beat's fields.
+    f_valid: DFF<Bit>,
+    f_slot: DFF<Bit>,
+    f_keep: DFF<Bits<K>>,
+    f_last: DFF<Bit>,
+    f_src: DFF<Bits<8>>,
+    f_dst: DFF<Bits<8>>,
+    f_tag: DFF<Bits<3>>,
+    f_to: DFF<Bit>,
+    /// The ring's free pointer once the word has left the memory: the word after it, or
+    /// after the message's MIC words with its last beat.
+    f_rel: DFF<Bits<14>>,
+    /// The read address of last clock: presented again while the fetched word waits.
+    f_addr: DFF<Bits<14>>,
+    // The output stage: the word in flip-flops, one register for each memory loaded straight
+    // from its read port (no logic between block RAM and flip-flop), the select behind them.
     o_valid: DFF<Bit>,
+    o_slot: DFF<Bit>,
+    o_keep: DFF<Bits<K>>,
     o_last: DFF<Bit>,
     o_src: DFF<Bits<8>>,
     o_dst: DFF<Bits<8>>,
     o_tag: DFF<Bits<3>>,
     o_to: DFF<Bit>,
-    /// The output word is the slot's, not the ring's.
-    o_slot: DFF<Bit>,
-    /// The ring's free pointer once the output beat is taken: the word after it, or after
-    /// the message's MIC words with its last beat.
-    o_rel: DFF<Bits<14>>,
-    /// The read address of last clock: presented again while the output waits.
-    o_addr: DFF<Bits<14>>,
-    /// The output beat is taken.
-    taken: Signal<Local, Bit>,
+    o_ring: DFF<Bits<D>>,
+    o_slotw: DFF<Bits<D>>,
+    /// The output stage takes a beat (it is empty or its beat is taken).
+    adv_o: Signal<Local, Bit>,
+    /// The fetched word moves to the output stage.
+    xfer: Signal<Local, Bit>,
     adv: Signal<Local, Bit>,
     have: Signal<Local, Bit>,
     go: Signal<Local, Bit>,
@@ -124,17 +142,28 @@ impl<const D: usize, const K: usize> Default for ReaderStage<D, K> {
             rd_tag: Default::default(),
             rd_to: Default::default(),
             rp_r: Default::default(),
-            o_keep: Default::default(),
+            f_valid: Default::default(),
+            f_slot: Default::default(),
+            f_keep: Default::default(),
+            f_last: Default::default(),
+            f_src: Default::default(),
+            f_dst: Default::default(),
+            f_tag: Default::default(),
+            f_to: Default::default(),
+            f_rel: Default::default(),
+            f_addr: Default::default(),
             o_valid: Default::default(),
+            o_slot: Default::default(),
+            o_keep: Default::default(),
             o_last: Default::default(),
             o_src: Default::default(),
             o_dst: Default::default(),
             o_tag: Default::default(),
             o_to: Default::default(),
-            o_slot: Default::default(),
-            o_rel: Default::default(),
-            o_addr: Default::default(),
-            taken: Default::default(),
+            o_ring: Default::default(),
+            o_slotw: Default::default(),
+            adv_o: Default::default(),
+            xfer: Default::default(),
             adv: Default::default(),
             have: Default::default(),
             go: Default::default(),
@@ -161,8 +190,9 @@ impl<const D: usize, const K: usize> Logic for ReaderStage<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, rd_active, rd_slot, rd_start, rd_len, rd_next, rd_src, rd_dst, rd_tag, rd_to, rp_r, o_keep,
-            o_valid, o_last, o_src, o_dst, o_tag, o_to, o_slot, o_rel, o_addr
+            self, clock, rd_active, rd_slot, rd_start, rd_len, rd_next, rd_src, rd_dst, rd_tag, rd_to, rp_r, f_valid,
+            f_slot, f_keep, f_last, f_src, f_dst, f_tag, f_to, f_rel, f_addr, o_valid, o_slot, o_keep, o_last, o_src,
+            o_dst, o_tag, o_to, o_ring, o_slotw
         );
         clock!(self, clock, queue);
         self.queue.reset.next = self.reset.val();
@@ -172,9 +202,9 @@ impl<const D: usize, const K: usize> Logic for ReaderStage<D, K> {
         self.q_afull.next = self.queue.afull.val();
         self.rp.next = self.rp_r.q.val();
 
-        self.m.tdata.next = self.ring_data.val();
+        self.m.tdata.next = self.o_ring.q.val();
         if self.o_slot.q.val() {
-            self.m.tdata.next = self.slot_data.val();
+            self.m.tdata.next = self.o_slotw.q.val();
         }
         self.m.tkeep.next = self.o_keep.q.val();
         self.m.tvalid.next = self.o_valid.q.val();
@@ -184,8 +214,11 @@ impl<const D: usize, const K: usize> Logic for ReaderStage<D, K> {
         self.m_tag.next = self.o_tag.q.val();
         self.m_to.next = self.o_to.q.val();
 
-        // The message being read, or the one at the head of the queue.
-        self.adv.next = !self.o_valid.q.val() | self.m.tready.val();
+        // The message being read, or the one at the head of the queue. A word is fetched when
+        // the fetch stage is empty or its word moves on to the output stage.
+        self.adv_o.next = !self.o_valid.q.val() | self.m.tready.val();
+        self.xfer.next = self.f_valid.q.val() & self.adv_o.val();
+        self.adv.next = !self.f_valid.q.val() | self.adv_o.val();
         self.have.next = !self.queue.empty.val();
         self.e_slot.next = self.rd_slot.q.val();
         self.e_start.next = self.rd_start.q.val();
@@ -207,12 +240,12 @@ impl<const D: usize, const K: usize> Logic for ReaderStage<D, K> {
         }
         self.go.next = self.adv.val() & (self.rd_active.q.val() | self.have.val());
         self.queue.pop.next = self.adv.val() & !self.rd_active.q.val() & self.have.val();
-        // A waiting output keeps its word in the memory's read register.
-        self.rd_addr.next = self.o_addr.q.val();
+        // A fetched word that waits stays in the memory's read register.
+        self.rd_addr.next = self.f_addr.q.val();
         if self.adv.val() {
             self.rd_addr.next = self.e_start.val();
         }
-        self.o_addr.d.next = self.rd_addr.val();
+        self.f_addr.d.next = self.rd_addr.val();
         self.last.next = self.e_len.val() <= self.c_w.val();
         self.keep.next = 0.into();
         for i in 0..K {
@@ -222,28 +255,44 @@ impl<const D: usize, const K: usize> Logic for ReaderStage<D, K> {
         }
         self.e_start1.next = (self.e_start.val() + 1) & self.c_pm.val();
 
-        // The beat on display leaves: its ring words are free, or the slot is.
-        self.taken.next = self.o_valid.q.val() & self.m.tready.val();
-        self.slot_done.next = self.taken.val() & self.o_slot.q.val() & self.o_last.q.val();
-        if self.taken.val() & !self.o_slot.q.val() {
-            self.rp_r.d.next = self.o_rel.q.val();
-        }
-        if self.adv.val() {
+        // The fetched word leaves the memory for the output stage: its ring words are free, or
+        // the slot is.
+        self.slot_done.next = self.xfer.val() & self.f_slot.q.val() & self.f_last.q.val();
+        if self.adv_o.val() {
             self.o_valid.d.next = false;
         }
-        if self.go.val() {
-            self.o_slot.d.next = self.e_slot.val();
-            self.o_rel.d.next = self.e_start1.val();
-            if self.last.val() {
-                self.o_rel.d.next = self.e_next.val();
+        if self.xfer.val() {
+            if self.f_slot.q.val() {
+                self.o_slotw.d.next = self.slot_data.val();
+            } else {
+                self.o_ring.d.next = self.ring_data.val();
+                self.rp_r.d.next = self.f_rel.q.val();
             }
-            self.o_keep.d.next = self.keep.val();
-            self.o_last.d.next = self.last.val();
             self.o_valid.d.next = true;
-            self.o_src.d.next = self.e_src.val();
-            self.o_dst.d.next = self.e_dst.val();
-            self.o_tag.d.next = self.e_tag.val();
-            self.o_to.d.next = self.e_to.val();
+            self.o_slot.d.next = self.f_slot.q.val();
+            self.o_keep.d.next = self.f_keep.q.val();
+            self.o_last.d.next = self.f_last.q.val();
+            self.o_src.d.next = self.f_src.q.val();
+            self.o_dst.d.next = self.f_dst.q.val();
+            self.o_tag.d.next = self.f_tag.q.val();
+            self.o_to.d.next = self.f_to.q.val();
+        }
+        if self.adv.val() {
+            self.f_valid.d.next = false;
+        }
+        if self.go.val() {
+            self.f_valid.d.next = true;
+            self.f_slot.d.next = self.e_slot.val();
+            self.f_rel.d.next = self.e_start1.val();
+            if self.last.val() {
+                self.f_rel.d.next = self.e_next.val();
+            }
+            self.f_keep.d.next = self.keep.val();
+            self.f_last.d.next = self.last.val();
+            self.f_src.d.next = self.e_src.val();
+            self.f_dst.d.next = self.e_dst.val();
+            self.f_tag.d.next = self.e_tag.val();
+            self.f_to.d.next = self.e_to.val();
             self.rd_active.d.next = !self.last.val();
             self.rd_slot.d.next = self.e_slot.val();
             self.rd_start.d.next = self.e_start1.val();
@@ -257,10 +306,13 @@ impl<const D: usize, const K: usize> Logic for ReaderStage<D, K> {
         if self.reset.val() {
             self.rd_active.d.next = false;
             self.rp_r.d.next = 0.into();
+            self.f_valid.d.next = false;
             self.o_valid.d.next = false;
             self.o_keep.d.next = 0.into();
             self.o_last.d.next = false;
             self.o_slot.d.next = false;
+            self.o_ring.d.next = 0.into();
+            self.o_slotw.d.next = 0.into();
             self.slot_done.next = false;
         }
     }

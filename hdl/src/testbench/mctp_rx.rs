@@ -61,6 +61,8 @@ impl<'m, M: ClockedModel + ?Sized> MctpRxBench<'m, M> {
         let (tvalid, tlast, tready) = (out.tvalid, out.tlast.expect("bound"), out.tready.expect("bound"));
         let mut fields: Vec<(u8, u8, u8, bool)> = Vec::new();
         let mut cur: Option<(u8, u8, u8, bool)> = None;
+        // A message comes out `LATENCY` clocks after its last beat went in: drain at least that long.
+        let traffic = &Traffic { drain_cycles: traffic.drain_cycles.max(crate::mctp_rx::LATENCY + 2), ..traffic.clone() };
         let stream = run_streams(self.m, &[(&self.input, frames)], &[out], traffic, &mut |m, cycle| {
             if m.get(tvalid) == 0 || m.get(tready) == 0 {
                 return Ok(());

@@ -63,7 +63,10 @@ impl<M: ClockedModel> TopBench<M> {
         side: &[PortId],
     ) -> Result<Vec<(Vec<u8>, Vec<u64>)>, RegisterError> {
         let mut at_last = Vec::new();
-        let run = run_streams(&mut self.m, &[(input, frames)], &[output], &self.traffic, &mut |m, _| {
+        // The receivers' output comes their latency after the last input beat: drain at least that long.
+        let drain = crate::mctp_rx::LATENCY.max(crate::mpa_rx::LATENCY) + 2;
+        let traffic = Traffic { drain_cycles: self.traffic.drain_cycles.max(drain), ..self.traffic.clone() };
+        let run = run_streams(&mut self.m, &[(input, frames)], &[output], &traffic, &mut |m, _| {
             let taken = m.get(output.tvalid) != 0 && output.tready.map_or(true, |r| m.get(r) != 0);
             if taken && output.tlast.is_some_and(|l| m.get(l) != 0) {
                 at_last.push(side.iter().map(|&p| m.get(p)).collect::<Vec<u64>>());
