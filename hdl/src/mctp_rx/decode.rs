@@ -46,6 +46,7 @@ use super::crc_regs::PecCheck;
 use super::MAX_PAYLOAD;
 use crate::axis::{AxisSink, AxisSource};
 use offload_driver::mctp::smbus::PREFIX_LEN;
+use offload_driver::mctp::header::{TAG_MASK, TO_BIT};
 use offload_driver::mctp::HEADER_LEN;
 use rust_hdl::prelude::*;
 
@@ -161,6 +162,9 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
         assert!(D == 8 * K && matches!(K, 1 | 2 | 4 | 8), "BeatDecoder<8K, K> with K in 1, 2, 4, 8");
         assert!(PREFIX_LEN + HEADER_LEN <= 8, "the SMBus prefix and MCTP header fit hdr");
         assert_eq!((PREFIX_LEN, HEADER_LEN), (4, 4), "the key octets are frame octets 1..3, or 5..7 (`fk_r`, `fk_s`)");
+        // The key's top four bits are the flags octet's low four: the tag and TO, as the frame
+        // stage's `ctx_key` lays them out (the tag at `[18:16]`, TO at `16 + TO_BIT`).
+        assert_eq!((TAG_MASK, TO_BIT), (0x07, 3), "the flags octet's tag and TO are its low four bits");
         Self {
             clock: Default::default(),
             reset: Default::default(),
