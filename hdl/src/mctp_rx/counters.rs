@@ -2,7 +2,8 @@
 //! (`offload_driver::mctp_rx_counter_list!`, the order of `offload_driver::mctp::RX_COUNTERS`):
 //! the counter bundle at the block's boundary ([`MctpRxCounters`], `counters_messages` …), the
 //! one-clock pulses the frame stage raises per verdict ([`MctpRxBumpsSource`]), the bank of
-//! 32-bit wrapping counters between them ([`CounterBank`], `#[hdl_gen]`), and [`RxCounters`],
+//! 32-bit wrapping counters between them ([`CounterBank`], `#[hdl_gen]`, counting from the pulses
+//! registered, [`BumpRegs`]), and [`RxCounters`],
 //! the same values with names for tests.
 
 use rust_hdl::prelude::*;
@@ -37,7 +38,35 @@ macro_rules! counter_bundles {
             $(pub $n: Signal<In, Bit>,)*
         }
 
-        /// The counters: each adds one in the clock after its pulse.
+        /// The pulses a clock late, a flip-flop each.
+        #[derive(LogicBlock, Default)]
+        pub struct BumpRegs {
+            pub clock: Signal<In, Clock>,
+            pub reset: Signal<In, Bit>,
+            pub bump: MctpRxBumps,
+            pub late: MctpRxBumpsSource,
+            $($n: DFF<Bit>,)*
+        }
+
+        impl Logic for BumpRegs {
+            #[hdl_gen]
+            fn update(&mut self) {
+                dff_setup!(self, clock, $($n),*);
+                $(
+                    self.late.$n.next = self.$n.q.val();
+                    self.$n.d.next = self.bump.$n.val();
+                    if self.reset.val() {
+                        self.$n.d.next = false;
+                    }
+                )*
+            }
+        }
+
+        /// The counters: each adds one two clocks after its pulse. The pulse is registered
+        /// first ([`BumpRegs`]), so a counter's enable is a flip-flop placed beside it, not the
+        /// frame stage's verdict (`top_w8` at stop 58, seed 1: MCTP RX's `dl_diff` → the
+        /// delivery verdict → `messages`' enable across the die, 124.13 MHz). MPA RX's and
+        /// MCTP TX's counters count from registered pulses for the same reason.
         #[derive(LogicBlock, Default)]
         pub struct CounterBank {
             pub clock: Signal<In, Clock>,
@@ -45,6 +74,7 @@ macro_rules! counter_bundles {
             pub reset: Signal<In, Bit>,
             pub bump: MctpRxBumps,
             pub counters: MctpRxCounters,
+            pulses: BumpRegs,
             $($n: DFF<Bits<32>>,)*
         }
 
@@ -52,9 +82,12 @@ macro_rules! counter_bundles {
             #[hdl_gen]
             fn update(&mut self) {
                 dff_setup!(self, clock, $($n),*);
+                clock!(self, clock, pulses);
+                self.pulses.reset.next = self.reset.val();
                 $(
+                    self.pulses.bump.$n.next = self.bump.$n.val();
                     self.counters.$n.next = self.$n.q.val();
-                    if self.bump.$n.val() {
+                    if self.pulses.late.$n.val() {
                         self.$n.d.next = self.$n.q.val() + 1;
                     }
                     if self.reset.val() {
