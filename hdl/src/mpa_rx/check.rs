@@ -75,6 +75,10 @@ pub struct Check<const D: usize, const K: usize, const D2: usize> {
     len_q: DFF<Bits<16>>,
     ob: DFF<Bits<D>>,
     o: DFF<Bits<8>>,
+    /// Lane `K − o` one-hot (none for `o = 0`), registered beside `o`: `t > K` is then
+    /// `p_cnt > K − o`, lane `K − o` of `p_keep`, an AND-OR of registers (stop 56, seed 3: `o` →
+    /// its compares → `t > K` → the selects of `m_data`, 156.2 MHz).
+    o_sel: DFF<Bits<K>>,
     pending: DFF<Bit>,
     pend_bad: DFF<Bit>,
     err: DFF<Bits<2>>,
@@ -114,10 +118,13 @@ pub struct Check<const D: usize, const K: usize, const D2: usize> {
     o_lo: Signal<Local, Bits<8>>,
     o_eq: Signal<Local, Bit>,
     gt_k: Signal<Local, Bit>,
+    /// The next `o_sel` for either outcome of `t > K`: lane `K − t`, or lane `2K − t`.
+    sel_le: Signal<Local, Bits<K>>,
+    sel_gt: Signal<Local, Bits<K>>,
+    c_k_less: [Constant<Bits<8>>; 64],
+    c_2k_less: [Constant<Bits<8>>; 64],
     keep_p: Signal<Local, Bits<K>>,
     c_k: Constant<Bits<8>>,
-    /// `K + 1 − u`: the `o` with which `u` more octets make `t > K`.
-    c_o_gt: [Constant<Bits<8>>; 65],
     c_err_crc: Constant<Bits<2>>,
     c_err_len: Constant<Bits<2>>,
     c_one_k: Constant<Bits<K>>,
@@ -159,6 +166,7 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Check<D, K, D2
             len_q: Default::default(),
             ob: Default::default(),
             o: Default::default(),
+            o_sel: Default::default(),
             pending: Default::default(),
             pend_bad: Default::default(),
             err: Default::default(),
@@ -189,9 +197,12 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Check<D, K, D2
             o_lo: Default::default(),
             o_eq: Default::default(),
             gt_k: Default::default(),
+            sel_le: Default::default(),
+            sel_gt: Default::default(),
+            c_k_less: std::array::from_fn(|l| Constant::new((K.saturating_sub(l) as u64).into())),
+            c_2k_less: std::array::from_fn(|l| Constant::new(((2 * K).saturating_sub(l) as u64).into())),
             keep_p: Default::default(),
             c_k: Constant::new((K as u64).into()),
-            c_o_gt: std::array::from_fn(|u| Constant::new(((K + 1).saturating_sub(u) as u64).into())),
             c_err_crc: Constant::new(ERR_CRC.into()),
             c_err_len: Constant::new(ERR_LENGTH.into()),
             c_one_k: Constant::new(1u64.into()),
@@ -206,7 +217,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, len_q, ob, o, pending, pend_bad, err, stopped, err_off, err_found, err_exp, n_fpdus, n_crc, n_mk,
+            self, clock, len_q, ob, o, o_sel, pending, pend_bad, err, stopped, err_off, err_found, err_exp, n_fpdus, n_crc, n_mk,
             n_len, cnt_fpdu, cnt_crc, cnt_mk, cnt_len, m_data, m_keep, m_valid, m_last, m_user, m_lenr
         );
         self.m.tdata.next = self.m_data.q.val();
@@ -250,12 +261,19 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
         // Whether the window holds more than a beat (`t > K`) and the tkeep of a closing beat of
         // t octets, from `o` and `p_cnt`'s tkeep alone (no carry chain of `o + p_cnt` in front
         // of the selects of `ob` and `m_keep`, and no compare of `p_cnt`: the prep stage
-        // registers its tkeep): `p_cnt ≥ u` (lane `u − 1` of that tkeep) with `o == K + 1 − u`.
+        // registers its tkeep): `p_cnt > K − o`, lane `K − o` of that tkeep, picked by `o_sel`
+        // (lane `K − o` one-hot, a register). `o_sel`'s next value is worked out for both
+        // outcomes from `t` (equalities with constants), and `t > K` picks it.
         self.keep_p.next = self.p_keep.val();
-        self.gt_k.next = false;
-        for u in 1..(K + 1) {
-            if (self.o_lo.val() == self.c_o_gt[u].val()) & self.p_keep.val().get_bit(u - 1) {
-                self.gt_k.next = true;
+        self.gt_k.next = (self.p_keep.val() & self.o_sel.q.val()) != 0;
+        self.sel_le.next = 0.into();
+        self.sel_gt.next = 0.into();
+        for l in 0..K {
+            if self.t.val() == self.c_k_less[l].val() {
+                self.sel_le.next = self.sel_le.val() | (self.c_one_k.val() << l.to_bits::<16>());
+            }
+            if self.t.val() == self.c_2k_less[l].val() {
+                self.sel_gt.next = self.sel_gt.val() | (self.c_one_k.val() << l.to_bits::<16>());
             }
         }
         self.keep_t.next = 0.into();
@@ -302,6 +320,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
                 self.m_lenr.d.next = self.len_q.q.val();
                 self.m_valid.d.next = true;
                 self.o.d.next = 0.into();
+                self.o_sel.d.next = 0.into();
                 self.ob.d.next = 0.into();
                 self.pending.d.next = false;
             }
@@ -327,6 +346,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
                         self.m_valid.d.next = true;
                     }
                     self.o.d.next = 0.into();
+                    self.o_sel.d.next = 0.into();
                     self.ob.d.next = 0.into();
                 } else {
                     self.len_q.d.next = self.p_len.val();
@@ -340,9 +360,11 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
                         self.m_valid.d.next = true;
                         self.ob.d.next = bit_cast::<D, D2>(self.win.val() >> self.c_dbits.val());
                         self.o.d.next = self.t.val() - self.c_k.val();
+                        self.o_sel.d.next = self.sel_gt.val();
                     } else {
                         self.ob.d.next = bit_cast::<D, D2>(self.win.val());
                         self.o.d.next = self.t.val();
+                        self.o_sel.d.next = self.sel_le.val();
                     }
                     if self.p_last.val() {
                         if self.p_crc_bad.val() {
@@ -366,6 +388,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
                             self.m_user.d.next = self.p_crc_bad.val();
                             self.m_valid.d.next = true;
                             self.o.d.next = 0.into();
+                            self.o_sel.d.next = 0.into();
                             self.ob.d.next = 0.into();
                         }
                     }
@@ -374,6 +397,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Check<D, K, D2> 
         }
         if self.reset.val() {
             self.o.d.next = 0.into();
+            self.o_sel.d.next = 0.into();
             self.ob.d.next = 0.into();
             self.pending.d.next = false;
             self.err.d.next = 0.into();
