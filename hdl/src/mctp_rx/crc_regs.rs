@@ -151,12 +151,13 @@ pub struct PecCheck<const D: usize, const K: usize> {
     /// `tkeep`: read on a `last` beat only.
     pub keep: Signal<In, Bits<K>>,
     pub last: Signal<In, Bit>,
-    pub ok: Signal<Out, Bit>,
+    /// Per lane: `tkeep`'s highest set lane is this one and the CRC through it is zero. The
+    /// PEC checks when any is set; that OR is left to the reader, behind a register.
+    pub hits: Signal<Out, Bits<K>>,
+    hit: Signal<Local, Bits<K>>,
     /// `steps[i]`: the step over the beat's first `i + 1` octets.
     steps: [CrcStep<D, K, 8>; K],
     r: DFF<Bits<8>>,
-    /// Per lane: `tkeep`'s highest set lane is this one and the CRC through it is zero.
-    hit: Signal<Local, Bits<K>>,
     /// The step over the whole beat (`steps[K - 1]`'s register value): the next register on a
     /// beat that is not the frame's last.
     nxt_full: Signal<Local, Bits<8>>,
@@ -180,11 +181,11 @@ impl<const D: usize, const K: usize> Default for PecCheck<D, K> {
             data: Default::default(),
             keep: Default::default(),
             last: Default::default(),
-            ok: Default::default(),
+            hits: Default::default(),
+            hit: Default::default(),
             c_init: Constant::new(steps[0].init()),
             steps,
             r: Default::default(),
-            hit: Default::default(),
             nxt_full: Default::default(),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             c_above: std::array::from_fn(|i| Constant::new((crate::bits::low_ones(K) & !crate::bits::low_ones(i + 1)).into())),
@@ -211,7 +212,7 @@ impl<const D: usize, const K: usize> Logic for PecCheck<D, K> {
                 self.hit.next = self.hit.val() | self.c_bit[i].val();
             }
         }
-        self.ok.next = self.hit.val().any();
+        self.hits.next = self.hit.val();
         if self.en.val() {
             self.r.d.next = self.nxt_full.val();
             if self.last.val() {

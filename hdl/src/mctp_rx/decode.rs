@@ -23,12 +23,14 @@
 //!   the 256-octet packet limit);
 //! - `[96:81]` frame octets through this beat, saturating at 65535: the frame's length on its
 //!   last beat;
-//! - `[97]` on a last beat with `cfg.smbus`: the PEC checks;
-//! - `[98]` the beat holds the packet's first payload octet (lane 0 of `m.tdata`);
-//! - `[101:99]` on a flags beat, the packet's key (the header's destination, source, tag and
+//! - `[104:97]` on a last beat, per lane `i < K`: `tkeep`'s highest lane is `i` and the PEC
+//!   over the frame through it checks (the frame stage ORs them with `cfg.smbus`: the OR is
+//!   not in front of the skid buffer, stop 59's `top_w8` path);
+//! - `[105]` the beat holds the packet's first payload octet (lane 0 of `m.tdata`);
+//! - `[108:106]` on a flags beat, the packet's key (the header's destination, source, tag and
 //!   TO) equals
-//!   the context's key as it is now (`[99]`), the key of the frame before this one (`[100]`)
-//!   and of the frame before that (`[101]`).
+//!   the context's key as it is now (`[106]`), the key of the frame before this one (`[107]`)
+//!   and of the frame before that (`[108]`).
 //!
 //! # The key match a clock ahead
 //! The frame stage needs, on a packet's flags beat, whether its key matches the open context's,
@@ -40,7 +42,7 @@
 //! the frame stage may be judging the frame of the beat it took last clock). A context key is
 //! loaded only from the judged frame's header, so the three compares cover every case: the
 //! frame stage keeps how many frames it has judged since the key was loaded (0, 1, or more)
-//! and picks `[100]`, `[101]` or `[99]`.
+//! and picks `[107]`, `[108]` or `[106]`.
 
 use super::crc_regs::PecCheck;
 use super::MAX_PAYLOAD;
@@ -51,7 +53,7 @@ use offload_driver::mctp::HEADER_LEN;
 use rust_hdl::prelude::*;
 
 /// Width of the decoder's side channel (its layout is in the module doc).
-pub const INFO_BITS: usize = 102;
+pub const INFO_BITS: usize = 109;
 
 /// `D = 8·K` data bits, `K` octets per beat.
 #[derive(LogicBlock)]
@@ -339,9 +341,16 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
         if self.pos.q.val() > self.c_pos_sat.val() {
             self.pos_full.next = self.c_pos_max.val().get_bits::<16>(0);
         }
+        // (A whole beat, `k = W`, read from `tlast` and `tkeep`'s top lane, not from `k`: the
+        // priority chain that forms `k` stays off the select of all sixteen bits.)
         self.pos_n.next = self.pos.q.val() | bit_cast::<16, 4>(self.k.val());
-        if self.k.val() == self.c_w4.val() {
+        if !self.s.tlast.val() {
             self.pos_n.next = self.pos_full.val();
+        }
+        for i in (K - 1)..K {
+            if (self.s.tkeep.val() & self.c_bit[i].val()) != 0 {
+                self.pos_n.next = self.pos_full.val();
+            }
         }
 
         self.info.next = bit_cast::<INFO_BITS, 64>(self.e_hdr.val())
@@ -352,11 +361,9 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
         if (self.hleft.q.val() != 0) & (self.hleft.q.val() <= self.c_w.val()) {
             self.info.next = self.info.val() | (self.c_one.val() << 72);
         }
-        if self.pec.ok.val() {
-            self.info.next = self.info.val() | (self.c_one.val() << 97);
-        }
+        self.info.next = self.info.val() | (bit_cast::<INFO_BITS, K>(self.pec.hits.val()) << 97);
         if (self.room.q.val() == self.c_max_payload.val()) & (self.n_eff.val() != 0) {
-            self.info.next = self.info.val() | (self.c_one.val() << 98);
+            self.info.next = self.info.val() | (self.c_one.val() << 105);
         }
         // The key match a clock ahead (module doc). It is read on flags beats only, so the key
         // is taken from where a flags beat has it, for either binding, and the binding picks
@@ -371,23 +378,23 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
             bit_cast::<20, 64>((self.hdr.q.val() | (bit_cast::<64, D>(self.s.tdata.val()) << self.c_fsh_smbus.val())) >> 40);
         if self.smbus.val() {
             if self.fk_s.val() == self.ctx_key.val() {
-                self.info.next = self.info.val() | (self.c_one.val() << 99);
+                self.info.next = self.info.val() | (self.c_one.val() << 106);
             }
             if self.fk_s.val() == self.key1.q.val() {
-                self.info.next = self.info.val() | (self.c_one.val() << 100);
+                self.info.next = self.info.val() | (self.c_one.val() << 107);
             }
             if self.fk_s.val() == self.key2.q.val() {
-                self.info.next = self.info.val() | (self.c_one.val() << 101);
+                self.info.next = self.info.val() | (self.c_one.val() << 108);
             }
         } else {
             if self.fk_r.val() == self.ctx_key.val() {
-                self.info.next = self.info.val() | (self.c_one.val() << 99);
+                self.info.next = self.info.val() | (self.c_one.val() << 106);
             }
             if self.fk_r.val() == self.key1.q.val() {
-                self.info.next = self.info.val() | (self.c_one.val() << 100);
+                self.info.next = self.info.val() | (self.c_one.val() << 107);
             }
             if self.fk_r.val() == self.key2.q.val() {
-                self.info.next = self.info.val() | (self.c_one.val() << 101);
+                self.info.next = self.info.val() | (self.c_one.val() << 108);
             }
         }
         self.m_user.next = self.info.val();

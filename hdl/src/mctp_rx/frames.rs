@@ -641,12 +641,12 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         if self.ctx_to.q.val() {
             self.ctx_key.next = self.ctx_key.val() | self.c_key_to.val();
         }
-        self.d_key.next = self.info.val().get_bit(99);
+        self.d_key.next = self.info.val().get_bit(106);
         if self.k_age0.q.val() {
-            self.d_key.next = self.info.val().get_bit(100);
+            self.d_key.next = self.info.val().get_bit(107);
         }
         if self.k_age1.q.val() {
-            self.d_key.next = self.info.val().get_bit(101);
+            self.d_key.next = self.info.val().get_bit(108);
         }
         self.d_match.next = self.ctx_open.q.val() & self.d_key.val();
         self.d_slot.next = self.d_som.val() & self.ctx_open.q.val() & !self.d_match.val() & self.d_eom.val();
@@ -946,7 +946,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 & ((self.i_flen.val() < self.c_smbus_overhead.val())
                     | ((self.i_flen.val() - self.c_smbus_count_off.val())
                         != bit_cast::<16, 8>(self.e_hdr.val().get_bits::<8>(16))));
-            self.r_pec_bad.d.next = self.cfg.smbus.val() & !self.info.val().get_bit(97);
+            self.r_pec_bad.d.next = self.cfg.smbus.val() & (self.info.val().get_bits::<8>(97) == 0);
             self.r_smb2.d.next = self.cfg.smbus.val()
                 & ((self.e_hdr.val().get_bits::<8>(8) != self.c_command.val())
                     | self.e_hdr.val().get_bit(0)
@@ -984,7 +984,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.wf.d.next = self.wf_nx.val();
                 self.wf_keep_r.d.next = self.kp_nx.val();
                 self.first_w.d.next = self.e_first.val();
-                if self.d_som.val() & self.info.val().get_bit(98) {
+                if self.d_som.val() & self.info.val().get_bit(105) {
                     self.first_w.d.next = self.pay.val().get_bits::<8>(0);
                 }
             }
