@@ -210,15 +210,14 @@ pub struct FrameStage<const D: usize, const K: usize> {
     // A delivered message's verdict, acted on in the clock after the judging clock (`dl_*`):
     // whether its MIC failed, where it went, the free start after it, its descriptor.
     dl_pend: DFF<Bit>,
+    dl_bad: DFF<Bit>,
     /// The MIC's residue compare waits for the delivery clock: the judging clock registers
-    /// where the CRC register after the pending word and the last word padded with zeros
-    /// differs from the residue's register advanced by the padding, a bit per pair of bits
-    /// (each one LUT of the two registers' bits, where their XOR was), zero when the MIC is
-    /// not checked, and bit 0 set for a message too short for its MIC: the delivery clock's
-    /// verdict is then an OR of 16 registers, two LUT levels in front of `dl_good` (MCTP RX
-    /// W = 1's path on two seeds at stop 59 was the OR of the 32-bit XOR, the MIC flag and
-    /// the short-message flag, three levels, into the forwarded free start and `wa`).
-    dl_ne: DFF<Bits<16>>,
+    /// how the CRC register after the pending word and the last word padded with zeros
+    /// differs from the residue's register advanced by the padding (`dl_diff`, their XOR:
+    /// the delivery clock tests it for zero, 32 inputs rather than a 64-input compare in front
+    /// of `dl_good`) and whether the MIC is checked.
+    dl_diff: DFF<Bits<32>>,
+    dl_chk: DFF<Bit>,
     dl_slot: DFF<Bit>,
     dl_next: DFF<Bits<14>>,
     dl_desc: DFF<Bits<62>>,
@@ -340,11 +339,6 @@ pub struct FrameStage<const D: usize, const K: usize> {
     j_olen: Signal<Local, Bits<13>>,
     desc_l: Signal<Local, Bits<62>>,
     unused_fin: Signal<Local, Bits<32>>,
-    /// The delivery's residue XOR, and `dl_ne`'s next value.
-    dl_x: Signal<Local, Bits<32>>,
-    dl_ne_nx: Signal<Local, Bits<16>>,
-    c_pair: [Constant<Bits<32>>; 16],
-    c_bit16: [Constant<Bits<16>>; 16],
     /// The residue check's target for this window's fill.
     fin_tgt: Signal<Local, Bits<32>>,
     // Constants.
@@ -483,11 +477,9 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             rp_o1: Default::default(),
             rp_o2: Default::default(),
             dl_pend: Default::default(),
-            dl_ne: Default::default(),
-            dl_x: Default::default(),
-            dl_ne_nx: Default::default(),
-            c_pair: std::array::from_fn(|i| Constant::new((3u64 << (2 * i)).into())),
-            c_bit16: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
+            dl_bad: Default::default(),
+            dl_diff: Default::default(),
+            dl_chk: Default::default(),
             dl_slot: Default::default(),
             dl_next: Default::default(),
             dl_desc: Default::default(),
@@ -629,7 +621,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, k_age0, k_age1, last_seq, unit_f, clen, c_wa, c_wa_inc, c_wf, c_keep, c_end,
-            c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, okr_sa, rp_o1, rp_o2, dl_pend, dl_ne, dl_slot, dl_next, dl_desc, push_r
+            c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, okr_sa, rp_o1, rp_o2, dl_pend, dl_bad, dl_diff, dl_chk, dl_slot, dl_next, dl_desc, push_r
         );
         clock!(self, clock, mic_w);
         self.mic_w.reset.next = self.reset.val();
@@ -664,7 +656,8 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         // chooses its target now writes at the free start as it will be. Whether the input is
         // ready does not wait for the MIC verdict: it counts the delivery as good (a message
         // whose MIC fails only holds a beat for the slot, or checks room further on, one clock).
-        self.dl_bad_now.next = self.dl_ne.q.val() != 0;
+        self.dl_bad_now.next =
+            self.dl_bad.q.val() | (self.dl_chk.q.val() & (self.dl_diff.q.val() != 0));
         self.dl_good.next = self.dl_pend.q.val() & !self.dl_bad_now.val();
         self.slot_busy_f.next = self.slot_busy.q.val() | (self.dl_pend.q.val() & self.dl_slot.q.val());
         // Where this beat's payload goes, and the state it continues from. The window comes
@@ -1026,7 +1019,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         // zero past its fill), so the step has no octet shifter; a message ending `k` octets
         // into it checks when the register then equals the residue's advanced by `W − k` zero
         // octets (`c_tgt[k]`, picked by the window's lanes). (The compare itself is made in
-        // the next clock, from `dl_ne`.)
+        // the next clock, from their XOR `dl_diff`.)
         self.fin_step.state.next = self.mic_w.q.val();
         self.fin_step.lo.next = self.mic_w.pend.val();
         self.fin_step.lo_full.next = self.mic_w.pend_v.val();
@@ -1041,19 +1034,6 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         }
         self.mic_bad.next = self.cfg.mic.val()
             & (((self.first_w.q.val() & self.c_ic.val()) == 0) | (self.j_len.val() <= self.c_mic_len.val()));
-        self.dl_x.next = self.fin_step.nxt.val() ^ self.fin_tgt.val();
-        self.dl_ne_nx.next = 0.into();
-        for i in 0..16 {
-            if (self.dl_x.val() & self.c_pair[i].val()) != 0 {
-                self.dl_ne_nx.next = self.dl_ne_nx.val() | self.c_bit16[i].val();
-            }
-        }
-        if !self.cfg.mic.val() {
-            self.dl_ne_nx.next = 0.into();
-        }
-        if self.mic_bad.val() {
-            self.dl_ne_nx.next = self.dl_ne_nx.val() | self.c_bit16[0].val();
-        }
         self.j_next.next = self.wa.q.val();
         if self.wf.q.val() != 0 {
             self.j_next.next = self.wa_inc.val();
@@ -1211,7 +1191,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             // (the MIC's last step and compare are this clock's longest path).
             if self.deliver.val() {
                 self.dl_pend.d.next = true;
-                self.dl_ne.d.next = self.dl_ne_nx.val();
+                self.dl_bad.d.next = self.mic_bad.val();
+                self.dl_diff.d.next = self.fin_step.nxt.val() ^ self.fin_tgt.val();
+                self.dl_chk.d.next = self.cfg.mic.val();
                 self.dl_slot.d.next = self.t_slot.q.val();
                 self.dl_next.d.next = self.j_next.val();
                 self.okr_dl.d.next = self.chk_wa2.val();
