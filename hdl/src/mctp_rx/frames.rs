@@ -247,6 +247,9 @@ pub struct FrameStage<const D: usize, const K: usize> {
     d_ring_som: Signal<Local, Bit>,
     d_ring_cont: Signal<Local, Bit>,
     dl_good: Signal<Local, Bit>,
+    /// A flags beat that starts a message with no context open, in the clock a good delivery
+    /// to the ring moves the free start: `sa` and `wa` take `dl_next`.
+    fwd: Signal<Local, Bit>,
     dl_bad_now: Signal<Local, Bit>,
     slot_busy_f: Signal<Local, Bit>,
     i_flen: Signal<Local, Bits<16>>,
@@ -500,6 +503,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             d_ring_som: Default::default(),
             d_ring_cont: Default::default(),
             dl_good: Default::default(),
+            fwd: Default::default(),
             dl_bad_now: Default::default(),
             slot_busy_f: Default::default(),
             i_flen: Default::default(),
@@ -692,17 +696,22 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 }
             } else {
                 // A new message with no context open starts at the free start; in the delivery
-                // clock a good delivery to the ring moves it to `dl_next`. That forward is this
-                // candidate's last select, so the residue compare behind `dl_good` meets the
-                // target's address in two 2:1 selects (`top_w8`'s critical path on seed 1 at
-                // e5d95f6 was `dl_fin` → the compare → the forwarded free start → `e_wa` → `wa`).
+                // clock a good delivery to the ring moves it to `dl_next`: that forward (`fwd`)
+                // is the last select of `sa` and `wa` themselves, below.
                 self.e_wa_m0.next = self.ms.q.val();
-                if self.dl_good.val() & !self.dl_slot.q.val() {
-                    self.e_wa_m0.next = self.dl_next.q.val();
-                }
                 self.e_first_m0.next = 0.into();
             }
         }
+        // The free start's forward, taken last, in the registers' own inputs: the residue
+        // compare behind `dl_good` then meets `sa` and `wa` in one select (MCTP RX W = 1's
+        // path on two seeds at stop 59: `dl_diff` → the compare → the forward as the start
+        // candidate's last select → the target's and the key match's selects → `wa`, 12
+        // levels; `top_w8`'s on seed 1 at e5d95f6).
+        self.fwd.next = self.flags_here.val()
+            & self.d_som.val()
+            & !self.ctx_open.q.val()
+            & self.dl_good.val()
+            & !self.dl_slot.q.val();
         self.e_tr.next = self.t_ring.q.val();
         self.e_ts.next = self.t_slot.q.val();
         self.e_wa.next = self.wa.q.val();
@@ -970,6 +979,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.t_slot.d.next = self.e_ts.val();
             if self.flags_here.val() {
                 self.sa.d.next = self.e_wa.val();
+                if self.fwd.val() {
+                    self.sa.d.next = self.dl_next.q.val();
+                }
                 // A taken flags beat had room at its target (`ring_ok`): the judging clock
                 // reads `okr_sa` only for a start on the ring, whose target `sa` is.
                 self.okr_sa.d.next = true;
@@ -978,6 +990,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             // its enable does not wait for the key match.
             if self.flags_here.val() | self.t_ring.q.val() | self.t_slot.q.val() {
                 self.wa.d.next = self.wa_nx.val();
+                if self.fwd.val() {
+                    self.wa.d.next = self.dl_next.q.val();
+                }
             }
             if self.e_tr.val() | self.e_ts.val() {
                 self.win.d.next = self.win_nx.val();
