@@ -14,10 +14,10 @@ use rust_hdl::prelude::*;
 /// The NVMe-MI MIC register, folding each written word a clock after the beat that wrote it.
 ///
 /// A beat with a target (`en`) registers its word (`pend`, with `pend_v` when it is a whole
-/// word: `full`) and the state the word continues from: the committed MIC (`c_state`, with
+/// word: `full`). The state the word continues from: the committed MIC (`c_state`, with
 /// `c_data` and `c_full`) when `use_c` picks the committed window, the initial value when the
-/// beat starts a packet's payload (`restart`), else the running register with the word before
-/// folded in. So the CRC-32C step runs from registers (`q` and `pend`) in the clock after the
+/// beat starts a packet's payload (`restart`, loaded whether or not the beat is taken), else
+/// the running register with the word before folded in. So the CRC-32C step runs from registers (`q` and `pend`) in the clock after the
 /// beat, not behind the window's shifter and the key match in the beat's own clock (MCTP RX
 /// W = 8's and `top_w8`'s critical path: the skid's data → the fill's barrel → the step, 15
 /// levels).
@@ -30,9 +30,14 @@ pub struct MicReg<const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high: the CRC's initial value, nothing pending.
     pub reset: Signal<In, Bit>,
+    /// The beat is taken with a target: its word is pending (`pend_v` when `full`).
     pub en: Signal<In, Bit>,
-    /// The beat starts a packet's payload on a new message: its word continues from the
-    /// initial value.
+    /// A packet's flags beat is on the input: the register loads the state its payload
+    /// continues from (the committed MIC on `use_c`, else the initial value). Not gated by
+    /// `en`: the register is dead from the judging clock (which has read `fold`) until the
+    /// flags beat is taken, so a load on a clock where that beat waits is overwritten by the
+    /// one on the clock it is taken. That keeps the input's ready out of the enables of `acc`'s
+    /// 32 flip-flops (MCTP RX W = 4's path on every seed at stop 59: ready → this register).
     pub restart: Signal<In, Bit>,
     pub data: Signal<In, Bits<D>>,
     pub full: Signal<In, Bit>,
@@ -115,11 +120,10 @@ impl<const D: usize, const K: usize> Logic for MicReg<D, K> {
             self.pw.d.next = self.c_data.val();
             self.pv.d.next = self.en.val() & self.c_full.val();
         }
-        if self.en.val() {
+        if self.restart.val() {
+            self.acc.d.next = self.c_init.val();
             if self.use_c.val() {
                 self.acc.d.next = self.c_state.val();
-            } else if self.restart.val() {
-                self.acc.d.next = self.c_init.val();
             }
         }
         if self.reset.val() {

@@ -847,7 +847,8 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         }
         // The MIC register takes the written word (not full: its state unchanged) with every
         // beat that has a target, `from_c` selecting the window, and folds it in a clock later.
-        self.mic_w.restart.next = self.flags_here.val();
+        // The flags beat's load does not wait for ready (see [`MicReg::restart`]).
+        self.mic_w.restart.next = self.s.tvalid.val() & self.flags_here.val();
         self.mic_w.data.next = self.lo_run.val();
         self.mic_w.full.next = self.full_run.val();
         self.mic_w.c_state.next = self.mic_c.q.val();
