@@ -15,7 +15,7 @@ pub mod entry_queue;
 pub mod skid;
 
 pub use entry_queue::EntryQueue;
-pub use skid::{AxisSkid, AxisStageSkid, AxisStageSkidPreload};
+pub use skid::{AxisSkid, AxisSkidPreload, AxisStageSkid, AxisStageSkidPreload};
 
 use rust_hdl::prelude::*;
 

@@ -107,6 +107,17 @@ skid_buffer!(
 );
 
 skid_buffer!(
+    /// As [`AxisSkid`] (`s.tready` low in reset), but the skid entry loads the input every
+    /// clock while it is free, so the downstream ready enables only the output register and the
+    /// valid bits (MCTP RX W = 4's path ran from its frame stage's ready into the skid entry's
+    /// enables).
+    AxisSkidPreload,
+    [reset],
+    [],
+    [sk_data]
+);
+
+skid_buffer!(
     /// As [`AxisSkid`], but `s.tready` ignores the reset: for a skid between two stages under
     /// one reset.
     AxisStageSkid,

@@ -22,7 +22,7 @@
 //!   integrity errors) and `oversize` (raw frames over 260 octets, a hardware limit).
 //!
 //! Written once, in `#[hdl_gen]`: [`decode::BeatDecoder`] (each beat's frame position, header
-//! octets, payload lanes and PEC, worked out as the input accepts it) and an [`AxisSkid`] in
+//! octets, payload lanes and PEC, worked out as the input accepts it) and an [`AxisSkidPreload`] in
 //! front, [`frames::FrameStage`] (ingest,
 //! judging, the reassembly context, memory writes; the datapath is described there),
 //! [`reader::ReaderStage`] (the descriptor queue and the output), [`counters::CounterBank`],
@@ -40,7 +40,7 @@ pub mod reader;
 
 pub use counters::{hdl_model, MctpRxCounters, MctpRxCountersSink, RxCounters};
 
-use crate::axis::{AxisSink, AxisSkid, AxisSource};
+use crate::axis::{AxisSink, AxisSkidPreload, AxisSource};
 use counters::{CounterBank, MctpRxBumpsSource};
 use decode::{BeatDecoder, INFO_BITS};
 use frames::FrameStage;
@@ -121,7 +121,7 @@ pub struct MctpRx<const D: usize, const K: usize, const RA: usize> {
     pub m_to: Signal<Out, Bit>,
     pub counters: MctpRxCounters,
     decode: BeatDecoder<D, K>,
-    skid: AxisSkid<D, K, INFO_BITS>,
+    skid: AxisSkidPreload<D, K, INFO_BITS>,
     frames: FrameStage<D, K>,
     reader: ReaderStage<D, K>,
     bank: CounterBank,
