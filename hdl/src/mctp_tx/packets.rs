@@ -78,11 +78,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     pub len_errors: Signal<Out, Bits<32>>,
     // Registers: the message.
     phase: DFF<PacketPhase>,
-    /// `phase ≠ Idle`, kept in a flip-flop of its own for `msg_done` alone. With `phase`'s
-    /// decode, ABC built `msg_done` out of `emit`'s logic (which `need_in`'s carry chain feeds,
-    /// an input ABC times as arriving at once): MCTP TX W = 8's path on seeds 2 and 3 at stop 59
-    /// ran `p_r` → `need_in` → `emit` → `msg_done` → the queue head's 105 enables.
-    in_msg: DFF<Bit>,
     r_src: DFF<Bits<8>>,
     r_dst: DFF<Bits<8>>,
     r_tag: DFF<Bits<3>>,
@@ -331,7 +326,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             messages: Default::default(),
             len_errors: Default::default(),
             phase: Default::default(),
-            in_msg: Default::default(),
             r_src: Default::default(),
             r_dst: Default::default(),
             r_tag: Default::default(),
@@ -514,7 +508,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, phase, in_msg, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
+            self, clock, phase, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
             after, npl, npl_due, neom, pkt_left, hpos, nh_r, p_r, pend_r, np_r, pec_r, pl_r, nhn_r, rmn_r, restn_r, held, rd, bend, avail_r, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
             n_packets, n_messages, n_len_errors, pkt_out, len_err_p, len_flag, len_rd, len_bend
         );
@@ -657,7 +651,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // In the idle state a beat on `s` is always formed once the output has a place (`emit`
         // there, without `need_in`).
         self.msg_done.next =
-            self.adv.val() & !self.in_msg.q.val() & self.s.tvalid.val() & self.s_first.val() & self.msg_valid.val();
+            self.adv.val() & self.idle.val() & self.s.tvalid.val() & self.s_first.val() & self.msg_valid.val();
         self.s.tready.next =
             !self.reset.val() & (self.take.val() | (self.phase.q.val() == PacketPhase::Drain));
         self.in_cnt.next = bit_cast::<8, K>(self.s.tkeep.val());
@@ -935,7 +929,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         if self.phase.q.val() == PacketPhase::Drain {
             if self.s.tvalid.val() & self.s.tlast.val() {
                 self.phase.d.next = PacketPhase::Idle;
-                self.in_msg.d.next = false;
             }
         } else if self.emit.val() {
             self.o_data.d.next = self.lanes.val();
@@ -977,7 +970,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.in_done.d.next = self.in_done_n.val();
             self.short.d.next = self.short_n.val();
             self.phase.d.next = PacketPhase::Body;
-            self.in_msg.d.next = true;
             if self.frame_end.val() {
                 self.pkt_out.d.next = true;
                 // A frame ends with its packet; in the last packet (eom) the packet's octets are
@@ -992,10 +984,8 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
                     self.len_rd.d.next = self.rd_n.val();
                     self.len_bend.d.next = self.bend_n.val();
                     self.phase.d.next = PacketPhase::Idle;
-                    self.in_msg.d.next = false;
                     if !self.in_done_n.val() {
                         self.phase.d.next = PacketPhase::Drain;
-                        self.in_msg.d.next = true;
                     }
                 } else {
                     // The next packet: npl octets, the last one if neom. The one after it,
@@ -1021,7 +1011,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         if self.reset.val() {
             self.npl_due.d.next = false;
             self.phase.d.next = PacketPhase::Idle;
-            self.in_msg.d.next = false;
             self.som.d.next = false;
             self.eom.d.next = false;
             self.after.d.next = 0.into();
