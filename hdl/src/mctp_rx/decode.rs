@@ -307,14 +307,18 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
                 }
             }
         }
+        // (The PEC's lane comes off after the shift, `(t >> 1) >> a = (t >> a) >> 1`, so the
+        // binding, a register of the register block in `OffloadTop`, is the last select and
+        // not the head of the barrel: `top_w8`'s path at stop 60 ran `cfg.smbus` → this shift
+        // → the lanes → the first-payload-octet bit → the skid, 15 levels.)
         self.kk_th.next = self.keep_th.val();
-        if self.s.tlast.val() & self.smbus.val() {
-            self.kk_th.next = self.keep_th.val() >> 1;
-        }
         for b in 0..4 {
             if (self.a_r.q.val() & self.c_abit[b].val()) != 0 {
                 self.kk_th.next = self.kk_th.val() >> self.c_ash[b].val();
             }
+        }
+        if self.s.tlast.val() & self.smbus.val() {
+            self.kk_th.next = self.kk_th.val() >> 1;
         }
         self.lanes.next = self.kk_th.val() & self.room_th.q.val();
         // The count, for the side channel: `i + 1` where lane `i` is the thermometer's top.
