@@ -17,10 +17,10 @@ use rust_hdl::prelude::*;
 /// word: `full`). The state the word continues from: the committed MIC (`c_state`, with
 /// `c_data` and `c_full`) when `use_c` picks the committed window, the initial value when the
 /// beat starts a packet's payload (`restart`, loaded whether or not the beat is taken), else
-/// the running register with the word before folded in. So the CRC-32C step runs from registers (`q` and `pend`) in the clock after the
-/// beat, not behind the window's shifter and the key match in the beat's own clock (MCTP RX
-/// W = 8's and `top_w8`'s critical path: the skid's data → the fill's barrel → the step, 15
-/// levels).
+/// the running register with the word before folded in. So the CRC-32C step runs from
+/// registers (`q` and `pend`) in the clock after the beat, not behind the window's shifter and
+/// the key match in the beat's own clock (MCTP RX W = 8's and `top_w8`'s critical path: the
+/// skid's data → the fill's barrel → the step, 15 levels).
 ///
 /// The MIC over every word taken so far is `q` with `pend` folded in (`fold`, when
 /// `pend_v`). Readers in the judging clock use `fold` (the committed MIC) or fold `pend` into
