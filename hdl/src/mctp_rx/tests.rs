@@ -169,11 +169,7 @@ fn longest_message_and_ring_full() {
     let setup = RxSetup { smbus: false, mic: true, strict: true, max_len: HW_MAX_LEN };
     let mut frames = Vec::new();
     for len in [HW_MAX_LEN - 4, 100, HW_MAX_LEN - 4, HW_MAX_LEN - 3] {
-        let mut msg: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
-        msg[0] |= 0x80;
-        offload_driver::nvme_mi::append_mic(&mut msg);
-        let req = TxRequest { config: TxConfig { mtu: 251, ..TxConfig::new(8, 9, 1, true) }, append_mic: false, smbus: None };
-        frames.extend(transmit(&req, &msg).unwrap());
+        frames.extend(mic_message(&mut rng, len, 1, false));
     }
     let (run, c) = check(8, &setup, &frames, &Traffic::random(0.0, 0.7, 2), "longest");
     assert_eq!((c.messages, c.too_long), (3, 1));
