@@ -246,7 +246,7 @@ fn oversize_frame_is_clipped_when_the_ring_is_nearly_full() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(3);
     let setup = RxSetup { smbus: false, mic: true, strict: true, max_len: HW_MAX_LEN };
     let mut msg: Vec<u8> = (0..HW_MAX_LEN - 4).map(|_| rng.gen()).collect();
-    msg[0] |= 0x80;
+    msg[0] |= offload_driver::nvme_mi::IC_BIT;
     offload_driver::nvme_mi::append_mic(&mut msg);
     let req = TxRequest { config: TxConfig { mtu: 251, ..TxConfig::new(8, 9, 1, true) }, append_mic: false, smbus: None };
     let mut frames = transmit(&req, &msg).unwrap();
@@ -335,7 +335,7 @@ fn descriptor_queue_fills_while_the_reader_holds() {
 /// packets, from EID 8 to EID 9 with tag `tag`.
 fn mic_message(rng: &mut rand::rngs::StdRng, len: usize, tag: u8, bad_mic: bool) -> Vec<Vec<u8>> {
     let mut msg: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
-    msg[0] |= 0x80;
+    msg[0] |= offload_driver::nvme_mi::IC_BIT;
     offload_driver::nvme_mi::append_mic(&mut msg);
     if bad_mic {
         *msg.last_mut().unwrap() ^= 0x01;
