@@ -45,7 +45,7 @@ pub use crate::bits::bytes_to_bits;
 pub use matrix::GfMatrix;
 pub use network::CrcNetwork;
 pub use pipeline::CrcPipeline;
-pub use step::{CrcStep, CrcStepPair};
+pub use step::CrcStep;
 
 use crate::axis::AxisSink;
 use offload_driver::crc::CrcKind;

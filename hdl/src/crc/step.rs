@@ -16,7 +16,6 @@ use crate::bits::{bits_to_u64, octets};
 use offload_driver::crc::CrcKind;
 use rust_hdl::prelude::*;
 use std::sync::Arc;
-use std::fmt::Write;
 
 /// `D = 8·K` data bits, `K` octets per step, a `C`-bit CRC (`C` = the register width).
 #[derive(LogicBlock)]
@@ -75,94 +74,6 @@ impl<const D: usize, const K: usize, const C: usize> Logic for CrcStep<D, K, C> 
 
     fn hdl(&self) -> Verilog {
         let mut s = super::verilog::step_logic_shifter(&self._net, "p", "state", "data", "keep");
-        s.push_str("always @(*) begin\n   nxt = p_nxt;\n   fin = p_fin;\nend\n");
-        Verilog::Custom(s)
-    }
-}
-
-/// One step over two words: `lo` (all `K` octets, or none when `lo_full` is low) and then `hi`
-/// (its first `keep` octets, as [`CrcStep`]'s `keep`), through one `2K`-octet network. It is
-/// the step a register that folds its words a clock late needs when it is read: the word
-/// still pending (`lo`) and the word after it, in one XOR tree from registers instead of two
-/// steps in a row. `lo_full` low is the plain `W`-octet step over `hi`. Its only user (MCTP
-/// RX's judging clock) passes `keep` all ones, a zero-padded last word, so synthesis reduces
-/// the shifter to the `lo_full` select; the port stays so the leaf keeps [`CrcStep`]'s
-/// contract. Its struct and constructor mirror [`CrcStep`]'s: the two leaves differ in ports
-/// and network width, and rust-hdl's const generics cannot express `CrcStep<2D, 2K, C>`.
-///
-/// The octet view is `2K` octets (`lo`'s first), so `K ≤ 32` (the network's mask is a `u64`).
-#[derive(LogicBlock)]
-pub struct CrcStepPair<const D: usize, const K: usize, const C: usize> {
-    pub state: Signal<In, Bits<C>>,
-    pub lo: Signal<In, Bits<D>>,
-    pub lo_full: Signal<In, Bit>,
-    pub hi: Signal<In, Bits<D>>,
-    pub keep: Signal<In, Bits<K>>,
-    pub nxt: Signal<Out, Bits<C>>,
-    pub fin: Signal<Out, Bits<C>>,
-    _net: Arc<CrcNetwork>,
-    _fresh: bool,
-}
-
-impl<const D: usize, const K: usize, const C: usize> CrcStepPair<D, K, C> {
-    pub fn new(kind: CrcKind) -> Self {
-        assert_eq!(D, 8 * K, "CrcStepPair<D, K, C>: D must be 8·K");
-        assert!(K <= 32, "CrcStepPair: 2K octets must fit a u64 mask");
-        assert_eq!(C, kind.width() as usize, "CrcStepPair: C must be the width of {kind:?}");
-        Self {
-            state: Default::default(),
-            lo: Default::default(),
-            lo_full: Default::default(),
-            hi: Default::default(),
-            keep: Default::default(),
-            nxt: Default::default(),
-            fin: Default::default(),
-            _net: Arc::new(CrcNetwork::new(kind.params(), 2 * K)),
-            _fresh: true,
-        }
-    }
-
-    /// The register after reset and after each frame, as a constant of the register's width.
-    pub fn init(&self) -> Bits<C> {
-        self._net.init_r.into()
-    }
-}
-
-impl<const D: usize, const K: usize, const C: usize> Logic for CrcStepPair<D, K, C> {
-    fn update(&mut self) {
-        if self._fresh
-            || self.state.changed
-            || self.lo.changed
-            || self.lo_full.changed
-            || self.hi.changed
-            || self.keep.changed
-        {
-            self._fresh = false;
-            let keep = bits_to_u64(&self.keep.val());
-            // `lo` first when it is there; else `hi` alone in the low half (the same as the
-            // `W`-octet step: octets past `keep` never reach the network).
-            let (data, keep2) = if self.lo_full.val() {
-                ([octets(&self.lo.val()), octets(&self.hi.val())].concat(), crate::bits::low_ones(K) | keep << K)
-            } else {
-                ([octets(&self.hi.val()), vec![0; K]].concat(), keep)
-            };
-            let nxt = self._net.step(bits_to_u64(&self.state.val()), &data, keep2);
-            self.nxt.next = nxt.into();
-            self.fin.next = self._net.finish(nxt).into();
-        }
-    }
-
-    fn connect(&mut self) {
-        self.nxt.connect();
-        self.fin.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        let ones = crate::bits::low_ones(K);
-        let mut s = String::new();
-        writeln!(s, "wire [{}:0] pr_data = lo_full ? {{hi, lo}} : {{{D}'h0, hi}};", 2 * D - 1).unwrap();
-        writeln!(s, "wire [{}:0] pr_keep = lo_full ? {{keep, {K}'h{ones:X}}} : {{{K}'h0, keep}};", 2 * K - 1).unwrap();
-        s.push_str(&super::verilog::step_logic_shifter(&self._net, "p", "state", "pr_data", "pr_keep"));
         s.push_str("always @(*) begin\n   nxt = p_nxt;\n   fin = p_fin;\nend\n");
         Verilog::Custom(s)
     }

@@ -24,7 +24,7 @@ use rust_hdl::prelude::*;
 ///
 /// The MIC over every word taken so far is `q` with `pend` folded in (`fold`, when
 /// `pend_v`). Readers in the judging clock use `fold` (the committed MIC) or fold `pend` into
-/// their own step ([`crate::crc::CrcStepPair`]); `q` alone lags by that word.
+/// their own networks (the frame stage's residue check); `q` alone lags by that word.
 #[derive(LogicBlock)]
 pub struct MicReg<const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,

@@ -69,7 +69,7 @@ use super::crc_regs::MicReg;
 use super::decode::INFO_BITS;
 use super::{MctpRxConfig, HW_MAX_LEN, MAX_PAYLOAD, RING_OCTETS};
 use crate::axis::AxisSink;
-use crate::crc::CrcStepPair;
+use crate::crc::{CrcNetwork, CrcPipeline, GfMatrix};
 use offload_driver::crc::CrcKind;
 use offload_driver::mctp::header::{EOM_BIT, HEADER_VERSION, SEQ_SHIFT, SOM_BIT, TO_BIT};
 use offload_driver::mctp::smbus::{self, COMMAND_CODE, PREFIX_LEN};
@@ -213,10 +213,13 @@ pub struct FrameStage<const D: usize, const K: usize> {
     dl_bad: DFF<Bit>,
     /// The MIC's residue compare waits for the delivery clock: the judging clock registers
     /// how the CRC register after the pending word and the last word padded with zeros
-    /// differs from the residue's register advanced by the padding (`dl_diff`, their XOR:
-    /// the delivery clock tests it for zero, 32 inputs rather than a 64-input compare in front
-    /// of `dl_good`) and whether the MIC is checked.
-    dl_diff: DFF<Bits<32>>,
+    /// differs from the residue's register advanced by the padding, in two halves whose XOR
+    /// the delivery clock tests for zero (`(dl_ds ^ dl_dw) != 0`: the same three LUT4 levels as
+    /// a 32-input zero test, each LUT taking two bit pairs), and whether the MIC is checked.
+    /// `dl_ds`: the part of the state and the pending word; `dl_dw`: the last word's, with the
+    /// target. Both load every clock (read only under `dl_pend`), so no verdict enables them.
+    dl_ds: DFF<Bits<32>>,
+    dl_dw: DFF<Bits<32>>,
     dl_chk: DFF<Bit>,
     dl_slot: DFF<Bit>,
     dl_next: DFF<Bits<14>>,
@@ -227,10 +230,18 @@ pub struct FrameStage<const D: usize, const K: usize> {
     /// flags (`top_w8`'s critical path).
     push_r: DFF<Bit>,
     // The MIC over each written word, folded a clock after its beat (a child: see
-    // `crc_regs`), and in the judging clock the MIC over the word still pending there and the
-    // final partial word.
+    // `crc_regs`).
     mic_w: MicReg<D, K>,
-    fin_step: CrcStepPair<D, K, 32>,
+    // In the judging clock, the MIC register after the word still pending there and the final
+    // partial word, by linearity (`R' = A_W·R ⊕ L·d`, [`crate::crc::pipeline`]) as flat trees
+    // from registers: `A_W·q` (no word pending), `A_2W·q` and `A_W·L·pend` (a word pending),
+    // `L·win`. As one two-word step (a lane select on whether a word was pending, a shifter,
+    // then the network) it was MCTP RX W = 8's path on two seeds at stop 60: nine levels, 5 ns
+    // of routing.
+    res_q1: GfMatrix<32, 32>,
+    res_q2: GfMatrix<32, 32>,
+    res_pend: GfMatrix<D, 32>,
+    res_win: GfMatrix<D, 32>,
     // Ingest, this clock.
     e_hdr: Signal<Local, Bits<64>>,
     e_mh: Signal<Local, Bits<32>>,
@@ -341,7 +352,8 @@ pub struct FrameStage<const D: usize, const K: usize> {
     j_start: Signal<Local, Bits<14>>,
     j_olen: Signal<Local, Bits<13>>,
     desc_l: Signal<Local, Bits<62>>,
-    unused_fin: Signal<Local, Bits<32>>,
+    /// The residue check's part from the MIC register and the pending word.
+    res_s: Signal<Local, Bits<32>>,
     /// The residue check's target for this window's fill.
     fin_tgt: Signal<Local, Bits<32>>,
     // Constants.
@@ -382,7 +394,6 @@ pub struct FrameStage<const D: usize, const K: usize> {
     /// window lane that says its fill is at least `k` (none for `k = 0`).
     c_tgt: [Constant<Bits<32>>; K],
     c_kbit: [Constant<Bits<K>>; K],
-    c_ones_k: Constant<Bits<K>>,
     c_desc_slot: Constant<Bits<62>>,
     c_desc_to: Constant<Bits<62>>,
     c_mic_len13: Constant<Bits<13>>,
@@ -396,12 +407,13 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
         // The flags octet is read as {SOM, EOM, seq[1:0], TO, tag[2:0]}.
         assert_eq!((SOM_BIT, EOM_BIT, SEQ_SHIFT, TO_BIT, HEADER_LEN), (7, 6, 4, 3, 4), "MCTP header layout changed");
         assert!(PREFIX_LEN + HEADER_LEN <= 8, "the SMBus prefix and MCTP header fit info's 8 header octets");
-        let fin_step = CrcStepPair::<D, K, 32>::new(CrcKind::Crc32c);
+        let pipe = CrcPipeline::new(CrcNetwork::new(CrcKind::Crc32c.params(), K));
+        let a_w = pipe.advance_by(K);
         // CRC-32C of any message followed by its own MIC, finished: the catalogue's residue
         // (the register) through the final XOR (CRC-32C is reflected: no reversal).
         let params = CrcKind::Crc32c.params();
         let residue = params.residue ^ params.xorout;
-        let net = crate::crc::network::CrcNetwork::new(params, K);
+        let net = &pipe.net;
         let rw = (RING_OCTETS / K) as u64;
         let c16 = |v: usize| Constant::new((v as u64).into());
         Self {
@@ -481,14 +493,18 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             rp_o2: Default::default(),
             dl_pend: Default::default(),
             dl_bad: Default::default(),
-            dl_diff: Default::default(),
+            dl_ds: Default::default(),
+            dl_dw: Default::default(),
             dl_chk: Default::default(),
             dl_slot: Default::default(),
             dl_next: Default::default(),
             dl_desc: Default::default(),
             push_r: Default::default(),
-            c_mic_init: Constant::new(fin_step.init()),
-            fin_step,
+            c_mic_init: Constant::new(net.init_r.into()),
+            res_q1: GfMatrix::new(a_w.clone(), 0),
+            res_q2: GfMatrix::new(pipe.advance_by(2 * K), 0),
+            res_pend: GfMatrix::new(pipe.data.iter().map(|&c| crate::crc::matrix::apply(&a_w, c)).collect(), 0),
+            res_win: GfMatrix::new(pipe.data.clone(), 0),
             mic_w: Default::default(),
             e_hdr: Default::default(),
             e_mh: Default::default(),
@@ -582,7 +598,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             j_start: Default::default(),
             j_olen: Default::default(),
             desc_l: Default::default(),
-            unused_fin: Default::default(),
+            res_s: Default::default(),
             fin_tgt: Default::default(),
             c_top_lane: Constant::new((1u64 << (K - 1)).into()),
             c_w: Constant::new((K as u64).into()),
@@ -612,7 +628,6 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             c_mic_len: c16(MIC_LEN),
             c_tgt: std::array::from_fn(|k| Constant::new(net.zeros_after(net.unfinish(residue), K - k).into())),
             c_kbit: std::array::from_fn(|k| Constant::new(if k == 0 { 0u64 } else { 1u64 << (k - 1) }.into())),
-            c_ones_k: Constant::new(crate::bits::low_ones(K).into()),
             c_desc_slot: Constant::new(1u64.into()),
             c_desc_to: Constant::new((1u64 << 61).into()),
             c_mic_len13: Constant::new((MIC_LEN as u64).into()),
@@ -625,7 +640,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, k_age0, k_age1, last_seq, unit_f, clen, c_wa, c_wa_inc, c_wf, c_keep, c_end,
-            c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, okr_sa, rp_o1, rp_o2, dl_pend, dl_bad, dl_diff, dl_chk, dl_slot, dl_next, dl_desc, push_r
+            c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, okr_sa, rp_o1, rp_o2, dl_pend, dl_bad, dl_ds, dl_dw, dl_chk, dl_slot, dl_next, dl_desc, push_r
         );
         clock!(self, clock, mic_w);
         self.mic_w.reset.next = self.reset.val();
@@ -661,7 +676,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         // ready does not wait for the MIC verdict: it counts the delivery as good (a message
         // whose MIC fails only holds a beat for the slot, or checks room further on, one clock).
         self.dl_bad_now.next =
-            self.dl_bad.q.val() | (self.dl_chk.q.val() & (self.dl_diff.q.val() != 0));
+            self.dl_bad.q.val() | (self.dl_chk.q.val() & ((self.dl_ds.q.val() ^ self.dl_dw.q.val()) != 0));
         self.dl_good.next = self.dl_pend.q.val() & !self.dl_bad_now.val();
         self.slot_busy_f.next = self.slot_busy.q.val() | (self.dl_pend.q.val() & self.dl_slot.q.val());
         // Where this beat's payload goes, and the state it continues from. The window comes
@@ -704,7 +719,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         }
         // The free start's forward, taken last, in the registers' own inputs: the residue
         // compare behind `dl_good` then meets `sa` and `wa` in one select (MCTP RX W = 1's
-        // path on two seeds at stop 59: `dl_diff` → the compare → the forward as the start
+        // path on two seeds at stop 59: the MIC difference → the compare → the forward as the start
         // candidate's last select → the target's and the key match's selects → `wa`, 12
         // levels; `top_w8`'s on seed 1 at e5d95f6).
         self.fwd.next = self.flags_here.val()
@@ -1031,23 +1046,27 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         }
         // The MIC residue over the message and its MIC: the MIC register, the word still
         // pending in it (the last beat's, when that beat filled one) and the last, partial
-        // word, in one step from registers. The partial word is stepped whole (the window is
-        // zero past its fill), so the step has no octet shifter; a message ending `k` octets
-        // into it checks when the register then equals the residue's advanced by `W − k` zero
-        // octets (`c_tgt[k]`, picked by the window's lanes). (The compare itself is made in
-        // the next clock, from their XOR `dl_diff`.)
-        self.fin_step.state.next = self.mic_w.q.val();
-        self.fin_step.lo.next = self.mic_w.pend.val();
-        self.fin_step.lo_full.next = self.mic_w.pend_v.val();
-        self.fin_step.hi.next = self.win.q.val();
-        self.fin_step.keep.next = self.c_ones_k.val();
-        self.unused_fin.next = self.fin_step.fin.val();
+        // word, from registers. The partial word is stepped whole (the window is zero past
+        // its fill), so there is no octet shifter; a message ending `k` octets into it checks
+        // when the register then equals the residue's advanced by `W − k` zero octets
+        // (`c_tgt[k]`, picked by the window's lanes). The two parts are registered every
+        // clock, the target XORed into the window's, and compared in the next clock.
+        self.res_q1.x.next = self.mic_w.q.val();
+        self.res_q2.x.next = self.mic_w.q.val();
+        self.res_pend.x.next = self.mic_w.pend.val();
+        self.res_win.x.next = self.win.q.val();
+        self.res_s.next = self.res_q1.y.val();
+        if self.mic_w.pend_v.val() {
+            self.res_s.next = self.res_q2.y.val() ^ self.res_pend.y.val();
+        }
         self.fin_tgt.next = self.c_tgt[0].val();
         for k in 0..K {
             if (self.wf_keep_r.q.val() & self.c_kbit[k].val()) != 0 {
                 self.fin_tgt.next = self.c_tgt[k].val();
             }
         }
+        self.dl_ds.d.next = self.res_s.val();
+        self.dl_dw.d.next = self.res_win.y.val() ^ self.fin_tgt.val();
         self.mic_bad.next = self.cfg.mic.val()
             & (((self.first_w.q.val() & self.c_ic.val()) == 0) | (self.j_len.val() <= self.c_mic_len.val()));
         self.j_next.next = self.wa.q.val();
@@ -1208,7 +1227,6 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             if self.deliver.val() {
                 self.dl_pend.d.next = true;
                 self.dl_bad.d.next = self.mic_bad.val();
-                self.dl_diff.d.next = self.fin_step.nxt.val() ^ self.fin_tgt.val();
                 self.dl_chk.d.next = self.cfg.mic.val();
                 self.dl_slot.d.next = self.t_slot.q.val();
                 self.dl_next.d.next = self.j_next.val();
