@@ -84,6 +84,13 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     hleft: DFF<Bits<8>>,
     /// Header octets in the next beat, `min(hleft, W)`: the payload's first lane.
     a_r: DFF<Bits<4>>,
+    /// `a_r` as a thermometer, bit `d` = `a_r ≤ d`, loaded with it: lane `i` of the payload
+    /// is the beat's lane `i + a_r`, which a last beat's `tkeep` keeps when it has a lane
+    /// `j ≥ i + a_r`, and so `tkeep[j] & a_th[j − i]` for some `j`: an AND-OR of the input
+    /// and a register, not a barrel shifter behind `tkeep`'s thermometer (MCTP RX W = 8's
+    /// median path at a03b041: `tkeep` → the thermometer → the four-stage barrel by `a_r` →
+    /// the lanes → the first-payload-octet bit → the skid, 13 levels).
+    a_th: DFF<Bits<K>>,
     room: DFF<Bits<16>>,
     /// The lanes the room leaves in the next beat's payload, `i < min(room, W)`, as a
     /// thermometer: the payload lanes are masks ANDed together, with no count or compare.
@@ -100,10 +107,12 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     em1: Signal<Local, Bits<8>>,
     em2: Signal<Local, Bits<8>>,
     em3: Signal<Local, Bits<8>>,
-    /// The beat's lanes through its last octet (`tkeep` read as its highest lane + 1).
-    keep_th: Signal<Local, Bits<K>>,
-    /// The same through the last payload octet (less the PEC lane of an SMBus frame).
-    kk_th: Signal<Local, Bits<K>>,
+    /// `a_th` for a last beat: shifted up a lane with SMBus, so the PEC lane is not payload.
+    a_th_last: Signal<Local, Bits<K>>,
+    /// A last beat's payload lanes before the room clips them.
+    last_th: Signal<Local, Bits<K>>,
+    a_th_nx: Signal<Local, Bits<K>>,
+    a_th_hp: Signal<Local, Bits<K>>,
     n_eff: Signal<Local, Bits<4>>,
     hl_next: Signal<Local, Bits<8>>,
     a_next: Signal<Local, Bits<4>>,
@@ -125,16 +134,12 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     info: Signal<Local, Bits<INFO_BITS>>,
     c_lane1: [Constant<Bits<4>>; K],
     c_bit: [Constant<Bits<K>>; K],
-    /// Lanes `i..K`.
-    c_ge: [Constant<Bits<K>>; K],
+    /// Lane `W − 1 − i`.
+    c_bit_rev: [Constant<Bits<K>>; K],
     /// Lanes `i` and `i + 1`: a thermometer of `i + 1` lanes has the first, not the second.
     c_edge: [Constant<Bits<K>>; K],
     c_lane5: [Constant<Bits<5>>; K],
     c_all_k: Constant<Bits<K>>,
-    /// `1 << b`, the header-octet shift of bit `b` of `a_r` (`a_r ≤ W ≤ 8`: four bits at every
-    /// width; at W = 1 and 4 the high ones are constant zeros).
-    c_abit: [Constant<Bits<4>>; 4],
-    c_ash: [Constant<Bits<8>>; 4],
     c_byte_mask: [Constant<Bits<D>>; K],
     c_w: Constant<Bits<8>>,
     c_w4: Constant<Bits<4>>,
@@ -184,6 +189,7 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             hdr: Default::default(),
             hleft: Default::default(),
             a_r: Default::default(),
+            a_th: Default::default(),
             room: Default::default(),
             room_th: Default::default(),
             n_on: Default::default(),
@@ -195,8 +201,10 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             em1: Default::default(),
             em2: Default::default(),
             em3: Default::default(),
-            keep_th: Default::default(),
-            kk_th: Default::default(),
+            a_th_last: Default::default(),
+            last_th: Default::default(),
+            a_th_nx: Default::default(),
+            a_th_hp: Default::default(),
             hl_next: Default::default(),
             a_next: Default::default(),
             hl_gt1: Default::default(),
@@ -215,12 +223,10 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             info: Default::default(),
             c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
-            c_ge: std::array::from_fn(|i| Constant::new((crate::bits::low_ones(K) & !crate::bits::low_ones(i)).into())),
+            c_bit_rev: std::array::from_fn(|i| Constant::new((1u64 << (K - 1 - i)).into())),
             c_edge: std::array::from_fn(|i| Constant::new(((3u64 << i) & crate::bits::low_ones(K)).into())),
             c_lane5: std::array::from_fn(|i| Constant::new((i as u64).into())),
             c_all_k: Constant::new(crate::bits::low_ones(K).into()),
-            c_abit: std::array::from_fn(|b| Constant::new((1u64 << b).into())),
-            c_ash: std::array::from_fn(|b| Constant::new((1u64 << b).into())),
             c_byte_mask: std::array::from_fn(|i| Constant::new(crate::bits::bytes_to_bits::<D>(&{
                 let mut m = vec![0u8; K];
                 m[i] = 0xFF;
@@ -250,7 +256,7 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
 impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, pos, hdr, hleft, a_r, room, room_th, n_on, key1, key2);
+        dff_setup!(self, clock, pos, hdr, hleft, a_r, a_th, room, room_th, n_on, key1, key2);
         clock!(self, clock, pec);
         // A plain stream stage: ready and valid pass through, the beat is decoded as it is
         // accepted.
@@ -295,32 +301,30 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
             self.em3.next = self.e_hdr.val().get_bits::<8>(56);
         }
         // Payload lanes [a, kk): after the header, before the PEC on the last beat, clipped to
-        // the packet limit (room), shifted down to lane 0. As thermometers: `tkeep` (read as its
-        // highest lane + 1), less a lane for the PEC, shifted down by `a_r` (a register) and
-        // ANDed with the room's lanes (a register). No count sits between `tkeep` and the lanes.
-        self.keep_th.next = self.c_all_k.val();
+        // the packet limit (room), shifted down to lane 0, as thermometers from registers and
+        // `tkeep` with no count or shifter behind `tkeep` (`a_th`'s doc). A beat that is not
+        // the frame's last has lanes `0..W − a_r` (`a_th` reversed); a last beat's payload lane
+        // `i` needs a kept lane `j ≥ i + a_r`, or `j ≥ i + a_r + 1` with SMBus (the PEC's lane
+        // is not payload: `a_th` shifted up a lane). A non-contiguous `tkeep` counts as its
+        // hull, as everywhere. Then ANDed with the room's lanes (a register).
+        self.a_th_last.next = self.a_th.q.val();
+        if self.smbus.val() {
+            self.a_th_last.next = self.a_th.q.val() << 1;
+        }
+        self.last_th.next = 0.into();
+        self.lanes.next = 0.into();
+        for d in 0..K {
+            if (self.a_th_last.val() & self.c_bit[d].val()) != 0 {
+                self.last_th.next = self.last_th.val() | (self.s.tkeep.val() >> self.c_lane5[d].val());
+            }
+            if (self.a_th.q.val() & self.c_bit_rev[d].val()) != 0 {
+                self.lanes.next = self.lanes.val() | self.c_bit[d].val();
+            }
+        }
         if self.s.tlast.val() {
-            self.keep_th.next = 0.into();
-            for i in 0..K {
-                if (self.s.tkeep.val() & self.c_ge[i].val()) != 0 {
-                    self.keep_th.next = self.keep_th.val() | self.c_bit[i].val();
-                }
-            }
+            self.lanes.next = self.last_th.val();
         }
-        // (The PEC's lane comes off after the shift, `(t >> 1) >> a = (t >> a) >> 1`, so the
-        // binding, a register of the register block in `OffloadTop`, is the last select and
-        // not the head of the barrel: `top_w8`'s path at stop 60 ran `cfg.smbus` → this shift
-        // → the lanes → the first-payload-octet bit → the skid, 15 levels.)
-        self.kk_th.next = self.keep_th.val();
-        for b in 0..4 {
-            if (self.a_r.q.val() & self.c_abit[b].val()) != 0 {
-                self.kk_th.next = self.kk_th.val() >> self.c_ash[b].val();
-            }
-        }
-        if self.s.tlast.val() & self.smbus.val() {
-            self.kk_th.next = self.kk_th.val() >> 1;
-        }
-        self.lanes.next = self.kk_th.val() & self.room_th.q.val();
+        self.lanes.next = self.lanes.val() & self.room_th.q.val();
         // The count, for the side channel: `i + 1` where lane `i` is the thermometer's top.
         self.n_eff.next = 0.into();
         self.lane_mask.next = 0.into();
@@ -366,7 +370,8 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
             self.info.next = self.info.val() | (self.c_one.val() << 72);
         }
         self.info.next = self.info.val() | (bit_cast::<INFO_BITS, K>(self.pec.hits.val()) << 97);
-        if (self.room.q.val() == self.c_max_payload.val()) & (self.n_eff.val() != 0) {
+        // (The lanes are a thermometer from lane 0: there is payload when lane 0 is.)
+        if (self.room.q.val() == self.c_max_payload.val()) & ((self.lanes.val() & self.c_bit[0].val()) != 0) {
             self.info.next = self.info.val() | (self.c_one.val() << 105);
         }
         // The key match a clock ahead (module doc). It is read on flags beats only, so the key
@@ -439,6 +444,16 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
                 }
             }
         }
+        self.a_th_nx.next = 0.into();
+        self.a_th_hp.next = 0.into();
+        for d in 0..K {
+            if self.a_next.val() < self.c_lane1[d].val() {
+                self.a_th_nx.next = self.a_th_nx.val() | self.c_bit[d].val();
+            }
+            if self.a_hp.val() < self.c_lane1[d].val() {
+                self.a_th_hp.next = self.a_th_hp.val() | self.c_bit[d].val();
+            }
+        }
         // The next beat's `n_on`: header octets left in it mean the room is still whole.
         self.n_on_next.next = self.room_w_next.val();
         if self.hl_gt1.val() {
@@ -452,6 +467,7 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
             self.pos.d.next = self.pos_full.val();
             self.hleft.d.next = self.hl_next.val();
             self.a_r.d.next = self.a_next.val();
+            self.a_th.d.next = self.a_th_nx.val();
             self.room.d.next = self.room.q.val() - bit_cast::<16, 4>(self.n_on.q.val());
             self.room_th.d.next = self.room_th_next.val();
             self.n_on.d.next = self.n_on_next.val();
@@ -470,6 +486,7 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
             self.pos.d.next = 0.into();
             self.hleft.d.next = self.hp.val();
             self.a_r.d.next = self.a_hp.val();
+            self.a_th.d.next = self.a_th_hp.val();
             self.room.d.next = self.c_max_payload.val();
             self.room_th.d.next = self.c_all_k.val();
             self.n_on.d.next = self.c_w4.val() - self.a_hp.val();
