@@ -769,8 +769,13 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 }
             }
         }
-        self.rdy.next = !self.reset.val()
-            & !self.endc.q.val()
+        // Not gated by the reset: every register a taken beat enables is reset in the same
+        // clock, the ring's write and the descriptor push are forced off, and the skid in
+        // front (whose output this ready drains) is reset too; the block's own `s_tready` is
+        // the skid's register, low in reset. In the reset the ready fanned out behind the
+        // reset's net (MCTP RX W = 8's slowest seed at a03b041: the reset → this ready → the
+        // skid's enables, 6.2 ns of routing).
+        self.rdy.next = !self.endc.q.val()
             & (self.in_frame.q.val()
                 | !(self.q_full.val() | ((self.dl_pend.q.val() | self.push_r.q.val()) & self.q_afull.val())))
             & self.ring_ok.val()
