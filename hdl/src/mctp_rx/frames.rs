@@ -43,8 +43,9 @@
 //!    taken (the length compares against the baseline MTU, the unit and the limit; SMBus,
 //!    PEC, version, the open key's match, the sequence number), so the judging clock starts
 //!    from registered verdicts and only orders them. The MIC is split over two clocks: the
-//!    judging clock registers the CRC-32C step over the word still pending in the MIC
-//!    register and the last partial word (one step over two words, from registers), and the residue compare,
+//!    judging clock registers the CRC-32C register after the word still pending in the MIC
+//!    register and the last partial word (in two parts, flat GF(2) trees from registers),
+//!    and the residue compare (the parts' XOR tested for zero),
 //!    the counter and the free start follow in the next clock (the delivery clock); a beat
 //!    choosing its target in that clock sees them forwarded (the free start as the target's
 //!    last select, `slot_busy_f`, and `q_afull` for the queue). The descriptor is pushed a clock later still (`push_r`), so

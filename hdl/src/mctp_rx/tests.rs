@@ -3,7 +3,7 @@
 //! (`offload_driver::mctp::receive`, one context): golden frames, directed cases, a
 //! packet-sequence table, small random corrupted cases at every width, the message limit's
 //! edge, the PEC's lane, the longest message, an oversize frame into a nearly full ring, the ring
-//! words of a message whose MIC fails, the input rate, and
+//! words of a message whose MIC fails, a reset mid-message, the input rate, and
 //! the emitted Verilog's lint and Yosys checks.
 
 use super::{RxCounters, HW_MAX_LEN};
@@ -377,6 +377,67 @@ fn a_failed_mic_gives_its_ring_words_back() {
         assert!(n_alone < alone.len(), "W={w}: the ring never filled ({n_alone} of {} frames taken in the hold)", alone.len());
         assert_eq!(n_with_bad, n_alone, "W={w}: good frames the ring took during the hold, with a failed MIC (left) and without (right)");
     }
+}
+
+/// A reset with a message half taken: beats offered, in the skid buffer and in the frame
+/// stage, words in the ring and messages held at the output. The frame stage's ready does not
+/// read the reset (every register a taken beat enables is reset in the same clock), so beats
+/// can move between the skid and the frame stage in the reset's first clock: this says it is
+/// harmless. After the reset nothing old comes out, every counter is zero, and new frames are
+/// received as the software receives them on their own.
+#[test]
+fn a_reset_mid_message_empties_every_stage() {
+    use crate::testbench::{ClockedModel, MctpRxBench};
+    fn run<M: ClockedModel>(m: &mut M, w: usize) {
+        let setup = RxSetup { smbus: false, mic: true, strict: true, max_len: 4224 };
+        let mut rng = rand::rngs::StdRng::seed_from_u64(27 + w as u64);
+        for stop in [3usize, 17, 40, 131] {
+            let cfg = setup.config();
+            drop(MctpRxBench::new(m, &cfg).unwrap());
+            let p = |n: &str| m.port_id(n).unwrap();
+            let (s_data, s_keep, s_valid, s_last, s_ready, m_ready) =
+                (p("s_tdata"), p("s_tkeep"), p("s_tvalid"), p("s_tlast"), p("s_tready"), p("m_tready"));
+            // Old traffic: a short message (delivered, held at the output) and a long one,
+            // cut `stop` beats into its frames, with the output held throughout.
+            let old = [mic_message(&mut rng, 40, 1, false), mic_message(&mut rng, 900, 2, false)].concat();
+            let beats: Vec<(&[u8], bool)> = old
+                .iter()
+                .flat_map(|f| f.chunks(w).enumerate().map(move |(i, c)| (c, (i + 1) * w >= f.len())))
+                .collect();
+            let first = old[0].len().div_ceil(w);
+            // (The last cut is the long message's last beat but one at W = 8.)
+            let stop = stop.min(beats.len() - first - 1);
+            let mut taken = 0;
+            m.set(m_ready, 0);
+            m.set(s_valid, 1);
+            while taken < first + stop {
+                let (c, last) = beats[taken];
+                m.set_bytes(s_data, c);
+                m.set(s_keep, crate::bits::low_ones(c.len()));
+                m.set(s_last, last as u64);
+                m.eval();
+                if m.get(s_ready) != 0 {
+                    taken += 1;
+                }
+                m.tick();
+            }
+            // The reset (in `MctpRxBench::new`) with the next beat still offered.
+            let (c, last) = beats[taken];
+            m.set_bytes(s_data, c);
+            m.set(s_keep, crate::bits::low_ones(c.len()));
+            m.set(s_last, last as u64);
+            let mut bench = MctpRxBench::new(m, &cfg).unwrap();
+            assert_eq!(bench.counters(), [0; 12], "W={w}, cut after {stop} beats: counters after the reset");
+            let new = [mic_message(&mut rng, 300, 3, false), mic_message(&mut rng, 20, 4, false)].concat();
+            let (got, _) = bench.run(&new, &Traffic::random(0.1, 0.2, stop as u64)).unwrap();
+            let want = rx_reference(&setup, &new);
+            assert_eq!(RxCounters::from_array(bench.counters()), want.counters, "W={w}, cut after {stop} beats");
+            assert_eq!(got, want.messages, "W={w}, cut after {stop} beats: messages after the reset");
+        }
+    }
+    run(&mut super::hdl_model::<8, 1, 13>().unwrap(), 1);
+    run(&mut super::hdl_model::<32, 4, 11>().unwrap(), 4);
+    run(&mut super::hdl_model::<64, 8, 10>().unwrap(), 8);
 }
 
 /// The latency the docs state ([`super::LATENCY`]): one single-packet message at a time, output

@@ -183,6 +183,11 @@ pub fn run_streams_with_frame_hook<M: ClockedModel + ?Sized>(
             m.set(r, 1);
         }
     }
+    // A run starts with its inputs idle, whatever a caller drove before it (a test that drives
+    // a beat by hand and then resets the block leaves it offered).
+    for (p, _) in inputs {
+        m.set(p.tvalid, 0);
+    }
     let start = m.cycle();
     let mut quiet = 0u64;
     // The last cycle a beat moved on any interface (or the outputs were held on purpose).
