@@ -1016,19 +1016,10 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                     self.wa.d.next = self.dl_next.q.val();
                 }
             }
-            // The running window takes every taken beat, target or not, so its 80-odd
-            // flip-flops are enabled by `take` alone and the key match reaches them only
-            // through `from_c`'s select (MCTP RX W = 8's paths on every seed at 0206fb8: the
-            // key match → the target → these enables, 5.8 ns of routing). A beat with no
-            // payload leaves the window as it is, and the payload of a packet with no target
-            // only fills a window that is never written (the ring's write and the MIC
-            // register wait for a target), never committed and never delivered, and that
-            // the judging clock empties: every flags beat still finds the running window
-            // empty.
-            self.win.d.next = self.win_nx.val();
-            self.wf.d.next = self.wf_nx.val();
-            self.wf_keep_r.d.next = self.kp_nx.val();
             if self.e_tr.val() | self.e_ts.val() {
+                self.win.d.next = self.win_nx.val();
+                self.wf.d.next = self.wf_nx.val();
+                self.wf_keep_r.d.next = self.kp_nx.val();
                 self.first_w.d.next = self.e_first.val();
                 if self.d_som.val() & self.info.val().get_bit(105) {
                     self.first_w.d.next = self.pay.val().get_bits::<8>(0);
