@@ -221,20 +221,27 @@ fn describe_ecp5(r: &tools::Ecp5Report) -> String {
         r.nextpnr, r.speed, r.freq_mhz, r.luts, r.ffs, r.brams
     )
     .unwrap();
+    // Each seed's path too: at these clock rates seeds often end on different paths, and which
+    // ones is what says whether a change moved the block or only its placement.
     for run in &r.runs {
         writeln!(s, "  seed {}: Fmax {}", run.seed, mhz(run.fmax_mhz)).unwrap();
+        if let Some(p) = &run.critical {
+            writeln!(s, "    path: {}", describe_path(p)).unwrap();
+        }
     }
     let (lo, hi) = r.spread_mhz().unwrap_or((f64::NAN, f64::NAN));
     writeln!(s, "Fmax median {} over {} seed(s), spread {lo:.2}..{hi:.2} MHz", mhz(r.median_mhz()), r.runs.len()).unwrap();
     if let Some(p) = r.median_run().and_then(|m| m.critical.as_ref()) {
-        writeln!(
-            s,
-            "critical path (median seed): {} -> {}, {} logic levels, {:.2} ns logic + {:.2} ns routing",
-            p.from, p.to, p.logic_levels, p.logic_ns, p.routing_ns
-        )
-        .unwrap();
+        writeln!(s, "critical path (median seed): {}", describe_path(p)).unwrap();
     }
     s
+}
+
+fn describe_path(p: &tools::CriticalPath) -> String {
+    format!(
+        "{} -> {}, {} logic levels, {:.2} ns logic + {:.2} ns routing",
+        p.from, p.to, p.logic_levels, p.logic_ns, p.routing_ns
+    )
 }
 
 /// `offload synth --all`: one ECP5 row per shipped block, as docs/PERFORMANCE.md shows it.
@@ -284,4 +291,34 @@ fn synth_all(a: &SynthArgs) -> anyhow::Result<()> {
 
 fn tool_err(e: ToolError) -> anyhow::Error {
     anyhow::anyhow!("{e}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path(from: &str, levels: usize) -> tools::CriticalPath {
+        tools::CriticalPath { from: from.into(), to: "b.q".into(), logic_levels: levels, logic_ns: 1.5, routing_ns: 5.25 }
+    }
+
+    /// Every seed's path is printed under its Fmax, and the median seed's again at the end.
+    #[test]
+    fn each_seed_prints_its_path() {
+        let run = |seed, f, from| tools::Ecp5Run { seed, fmax_mhz: Some(f), critical: Some(path(from, seed as usize + 3)) };
+        let r = tools::Ecp5Report {
+            nextpnr: "nextpnr-ecp5",
+            speed: 8,
+            freq_mhz: 156.25,
+            runs: vec![run(1, 150.0, "x.q"), run(2, 140.0, "y.q"), run(3, 160.0, "z.q")],
+            ..Default::default()
+        };
+        let s = describe_ecp5(&r);
+        for (seed, from, levels) in [(1, "x.q", 4), (2, "y.q", 5), (3, "z.q", 6)] {
+            let line = format!("  seed {seed}: Fmax ");
+            let at = s.find(&line).unwrap_or_else(|| panic!("no seed {seed} line in:\n{s}"));
+            let next = s[at..].lines().nth(1).unwrap();
+            assert_eq!(next, format!("    path: {from} -> b.q, {levels} logic levels, 1.50 ns logic + 5.25 ns routing"));
+        }
+        assert!(s.contains("critical path (median seed): x.q -> b.q, 4 logic levels"), "{s}");
+    }
 }
