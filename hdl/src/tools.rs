@@ -295,6 +295,21 @@ pub struct CriticalPath {
     pub logic_levels: usize,
     pub logic_ns: f64,
     pub routing_ns: f64,
+    /// The logic cells between, by the Yosys name they came from (the register or signal a
+    /// cell was mapped for, less the mapping's suffixes: `frames.take_PFUMX_Z_ALUT` is
+    /// `frames.take`), repeats in a row once: where the path runs, as a hint (a LUT that
+    /// merges several signals carries one of their names).
+    pub through: Vec<String>,
+}
+
+/// A mapped cell's Yosys name less the suffixes `synth_ecp5` adds (`_TRELLIS_FF_Q_3`,
+/// `_LUT4_Z_1`, `_PFUMX_Z_ALUT`, `_L6MUX21_…`, `_CCU2C_…`, `.q_LUT4_…`).
+fn cell_base(cell: &str) -> &str {
+    ["_TRELLIS_FF", "_LUT4_", "_PFUMX_", "_L6MUX21_", "_CCU2C", "_DP16KD", "_MULT18X18D"]
+        .iter()
+        .filter_map(|m| cell.find(m))
+        .min()
+        .map_or(cell, |i| &cell[..i])
 }
 
 /// One seed's place and route.
@@ -422,7 +437,13 @@ pub fn nextpnr_critical_path(log: &str) -> Option<CriticalPath> {
             let cell = f[4].rsplit_once('.').map_or(f[4], |(c, _)| c).to_string();
             match f[0] {
                 "clk-to-q" => p.from = cell,
-                "logic" => p.logic_levels += 1,
+                "logic" => {
+                    p.logic_levels += 1;
+                    let base = cell_base(&cell).to_string();
+                    if p.through.last() != Some(&base) {
+                        p.through.push(base);
+                    }
+                }
                 "setup" => p.to = cell,
                 _ => {}
             }
@@ -540,6 +561,10 @@ Info: Max frequency for clock '$glbnet$clock$TRELLIS_IO_IN': 177.43 MHz (PASS at
         assert_eq!(p.to, "q_TRELLIS_FF_Q");
         assert_eq!(p.logic_levels, 2);
         assert_eq!((p.logic_ns, p.routing_ns), (3.64, 2.00));
+        assert_eq!(p.through, ["ar", "q"]);
+        assert_eq!(cell_base("dut.frames.take_PFUMX_Z_ALUT_LUT4_Z"), "dut.frames.take");
+        assert_eq!(cell_base("dut.skid.sk_valid.q_TRELLIS_FF_Q_LSR_LUT4_Z_B"), "dut.skid.sk_valid.q");
+        assert_eq!(cell_base("chain"), "chain");
         assert_eq!(nextpnr_fmax(LOG), Some(177.43));
         assert_eq!(nextpnr_critical_path("Info: no report"), None);
     }

@@ -227,6 +227,9 @@ fn describe_ecp5(r: &tools::Ecp5Report) -> String {
         writeln!(s, "  seed {}: Fmax {}", run.seed, mhz(run.fmax_mhz)).unwrap();
         if let Some(p) = &run.critical {
             writeln!(s, "    path: {}", describe_path(p)).unwrap();
+            if !p.through.is_empty() {
+                writeln!(s, "    via: {}", p.through.join(" > ")).unwrap();
+            }
         }
     }
     let (lo, hi) = r.spread_mhz().unwrap_or((f64::NAN, f64::NAN));
@@ -298,7 +301,8 @@ mod tests {
     use super::*;
 
     fn path(from: &str, levels: usize) -> tools::CriticalPath {
-        tools::CriticalPath { from: from.into(), to: "b.q".into(), logic_levels: levels, logic_ns: 1.5, routing_ns: 5.25 }
+        let through = vec!["m".to_string(), "n".to_string()];
+        tools::CriticalPath { from: from.into(), to: "b.q".into(), logic_levels: levels, logic_ns: 1.5, routing_ns: 5.25, through }
     }
 
     /// Every seed's path is printed under its Fmax, and the median seed's again at the end.
@@ -318,6 +322,7 @@ mod tests {
             let at = s.find(&line).unwrap_or_else(|| panic!("no seed {seed} line in:\n{s}"));
             let next = s[at..].lines().nth(1).unwrap();
             assert_eq!(next, format!("    path: {from} -> b.q, {levels} logic levels, 1.50 ns logic + 5.25 ns routing"));
+            assert_eq!(s[at..].lines().nth(2).unwrap(), "    via: m > n");
         }
         assert!(s.contains("critical path (median seed): x.q -> b.q, 4 logic levels"), "{s}");
     }
