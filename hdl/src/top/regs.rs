@@ -228,6 +228,14 @@ pub struct RegBlock {
     /// the 16-bit length compare and the 32-bit increment are not one path.
     drop_zero_p: DFF<Bit>,
     drop_over_p: DFF<Bit>,
+    /// A frame's last beat was taken on an input in the clock before: each input counter
+    /// counts from its flip-flop here, not from the block's handshake, whose ready comes from
+    /// across the die (`top_w8` at 66f72ed, seed 1: MCTP RX's input skid → its `s_tready` →
+    /// `MCTP_RX_FRAMES_IN`'s enable, 7.04 ns of routing).
+    ulpdu_in_p: DFF<Bit>,
+    msg_in_p: DFF<Bit>,
+    frame_in_p: DFF<Bit>,
+    segment_in_p: DFF<Bit>,
     reset_regs: ResetRegs,
     // The bus.
     wr_ack: DFF<Bit>,
@@ -377,6 +385,10 @@ impl RegBlock {
             mpa_first: DFFWithInit::new(true),
             drop_zero_p: Default::default(),
             drop_over_p: Default::default(),
+            ulpdu_in_p: Default::default(),
+            msg_in_p: Default::default(),
+            frame_in_p: Default::default(),
+            segment_in_p: Default::default(),
             reset_regs: ResetRegs::default(),
             wr_ack: Default::default(),
             rd_ack: Default::default(),
@@ -438,7 +450,8 @@ impl Logic for RegBlock {
             r_mpa_rx_mulpdu, r_mpa_rx_offset, mpa_first, reset_regs);
         dff_setup!(
             self, clock, c_mpa_ulpdus_in, c_mpa_drop_zero_len, c_mpa_drop_over_mulpdu, c_mctp_messages_in,
-            c_mctp_rx_frames_in, c_mpa_rx_segments_in, wr_ack, rd_ack, rd_data, rd_p, rd_hot, drop_zero_p, drop_over_p
+            c_mctp_rx_frames_in, c_mpa_rx_segments_in, wr_ack, rd_ack, rd_data, rd_p, rd_hot, drop_zero_p, drop_over_p,
+            ulpdu_in_p, msg_in_p, frame_in_p, segment_in_p
         );
         self.r_control.d.next = self.r_control.q.val();
         self.r_scratch.d.next = self.r_scratch.q.val();
@@ -714,9 +727,16 @@ impl Logic for RegBlock {
             self.rd_data.d.next = self.rd_mux.val();
         }
 
-        // Counters kept here, from the input handshakes; each cleared by its block's reset.
+        // Counters kept here, from the input handshakes a clock later; each cleared by its
+        // block's reset (a pulse registered in the clock before the reset is dropped).
         self.drop_zero_p.d.next = false;
         self.drop_over_p.d.next = false;
+        self.ulpdu_in_p.d.next = false;
+        self.msg_in_p.d.next = self.mctp_tap.tvalid.val() & self.mctp_tap.tready.val() & self.mctp_tap.tlast.val();
+        self.frame_in_p.d.next =
+            self.mctp_rx_tap.tvalid.val() & self.mctp_rx_tap.tready.val() & self.mctp_rx_tap.tlast.val();
+        self.segment_in_p.d.next =
+            self.mpa_rx_tap.tvalid.val() & self.mpa_rx_tap.tready.val() & self.mpa_rx_tap.tlast.val();
         if self.resets.mpa.val() {
             self.mpa_first.d.next = true;
             self.c_mpa_ulpdus_in.d.next = 0.into();
@@ -729,11 +749,12 @@ impl Logic for RegBlock {
             if self.drop_over_p.q.val() {
                 self.c_mpa_drop_over_mulpdu.d.next = self.c_mpa_drop_over_mulpdu.q.val() + 1;
             }
+            if self.ulpdu_in_p.q.val() {
+                self.c_mpa_ulpdus_in.d.next = self.c_mpa_ulpdus_in.q.val() + 1;
+            }
             if self.mpa_tap.tvalid.val() & self.mpa_tap.tready.val() {
                 self.mpa_first.d.next = self.mpa_tap.tlast.val();
-                if self.mpa_tap.tlast.val() {
-                    self.c_mpa_ulpdus_in.d.next = self.c_mpa_ulpdus_in.q.val() + 1;
-                }
+                self.ulpdu_in_p.d.next = self.mpa_tap.tlast.val();
                 self.drop_zero_p.d.next = self.mpa_first.q.val() & (self.mpa_s_len.val() == 0);
                 self.drop_over_p.d.next =
                     self.mpa_first.q.val() & (self.mpa_s_len.val() > self.r_mpa_mulpdu.q.val().get_bits::<16>(0));
@@ -741,17 +762,20 @@ impl Logic for RegBlock {
         }
         if self.resets.mctp.val() {
             self.c_mctp_messages_in.d.next = 0.into();
-        } else if self.mctp_tap.tvalid.val() & self.mctp_tap.tready.val() & self.mctp_tap.tlast.val() {
+            self.msg_in_p.d.next = false;
+        } else if self.msg_in_p.q.val() {
             self.c_mctp_messages_in.d.next = self.c_mctp_messages_in.q.val() + 1;
         }
         if self.resets.mctp_rx.val() {
             self.c_mctp_rx_frames_in.d.next = 0.into();
-        } else if self.mctp_rx_tap.tvalid.val() & self.mctp_rx_tap.tready.val() & self.mctp_rx_tap.tlast.val() {
+            self.frame_in_p.d.next = false;
+        } else if self.frame_in_p.q.val() {
             self.c_mctp_rx_frames_in.d.next = self.c_mctp_rx_frames_in.q.val() + 1;
         }
         if self.resets.mpa_rx.val() {
             self.c_mpa_rx_segments_in.d.next = 0.into();
-        } else if self.mpa_rx_tap.tvalid.val() & self.mpa_rx_tap.tready.val() & self.mpa_rx_tap.tlast.val() {
+            self.segment_in_p.d.next = false;
+        } else if self.segment_in_p.q.val() {
             self.c_mpa_rx_segments_in.d.next = self.c_mpa_rx_segments_in.q.val() + 1;
         }
 
