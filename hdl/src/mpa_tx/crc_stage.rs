@@ -16,11 +16,15 @@
 //!   ─► [the beat, its CRC lane = finish(T) (zeros when CRCs are off)] ─► m
 //! ```
 //! Eight registers from `s` to `m` at every width (the unshift stages a width does not need
-//! are plain registers): the beats travel beside the CRC in a delay line. The whole pipeline
-//! advances together (`en`: the output register empty or taken), so back-pressure stalls it
-//! without losing a beat and one beat per clock flows otherwise. Every register-to-register
-//! path is one XOR tree (the data remainder, the loop, an unshift) with at most a 2:1 select,
-//! or the output's lane select.
+//! are plain registers): the beats travel beside the CRC in a delay line. The output register
+//! has a skid entry beside it (`sk_*`, loaded from the pipeline while free), and the whole
+//! pipeline advances together while that entry is free (`en`, a register), so back-pressure
+//! stalls it without losing a beat and one beat per clock flows otherwise. `m.tready` thus
+//! enables the output register alone: it no longer reaches the pipeline's enables or, through
+//! `s.tready`, the lane assembly's beat decision (`top_w8`'s seed 2 at 70c11f9 ran the top's
+//! `m_tready` register → `en` → the assembly's `left` and `beat` → `held`, 8 levels with
+//! 6.22 ns of routing). Every register-to-register path is one XOR tree (the data remainder,
+//! the loop, an unshift) with at most a 2:1 select, or the output's lane select.
 
 use crate::axis::{AxisSink, AxisSource};
 use crate::crc::{CrcNetwork, CrcPipeline, GfMatrix};
@@ -77,6 +81,11 @@ pub struct CrcStage<const D: usize, const K: usize> {
     m_keep: DFF<Bits<K>>,
     m_valid: DFF<Bit>,
     m_last: DFF<Bit>,
+    /// The skid entry: the pipeline's beat when it left while the output register was held.
+    sk_data: DFF<Bits<D>>,
+    sk_keep: DFF<Bits<K>>,
+    sk_last: DFF<Bit>,
+    sk_valid: DFF<Bit>,
     n_fpdus: DFF<Bits<32>>,
     en: Signal<Local, Bit>,
     used: Signal<Local, Bits<K>>,
@@ -130,6 +139,10 @@ impl<const D: usize, const K: usize> Default for CrcStage<D, K> {
             m_keep: Default::default(),
             m_valid: Default::default(),
             m_last: Default::default(),
+            sk_data: Default::default(),
+            sk_keep: Default::default(),
+            sk_last: Default::default(),
+            sk_valid: Default::default(),
             n_fpdus: Default::default(),
             en: Default::default(),
             used: Default::default(),
@@ -151,7 +164,7 @@ impl<const D: usize, const K: usize> Default for CrcStage<D, K> {
 impl<const D: usize, const K: usize> Logic for CrcStage<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, dr, dr_null, dr_back, state, m_data, m_keep, m_valid, m_last, n_fpdus);
+        dff_setup!(self, clock, dr, dr_null, dr_back, state, m_data, m_keep, m_valid, m_last, sk_data, sk_keep, sk_last, sk_valid, n_fpdus);
         for b in 0..5 {
             self.chain[b].clock.next = self.clock.val();
             self.chain_ctl[b].clock.next = self.clock.val();
@@ -175,8 +188,8 @@ impl<const D: usize, const K: usize> Logic for CrcStage<D, K> {
         self.m.tvalid.next = self.m_valid.q.val();
         self.m.tlast.next = self.m_last.q.val();
         self.fpdus.next = self.n_fpdus.q.val();
-        // The whole pipeline advances when the output register is empty or being taken.
-        self.en.next = !self.m_valid.q.val() | self.m.tready.val();
+        // The whole pipeline advances while the skid entry is free: from a register.
+        self.en.next = !self.sk_valid.q.val();
         self.s.tready.next = self.en.val();
 
         // The lanes the beat uses: all, or on a last beat those up to its CRC lane (lane 0
@@ -259,14 +272,34 @@ impl<const D: usize, const K: usize> Logic for CrcStage<D, K> {
                 }
                 self.chain_ctl[b + 1].d.next = self.chain_ctl[b].q.val();
             }
-            // The output register.
-            self.m_valid.d.next = self.p_valid[6].q.val();
-            self.m_data.d.next = self.lanes_out.val();
-            self.m_keep.d.next = self.p_keep[6].q.val();
-            self.m_last.d.next = self.p_last[6].q.val();
+            // A beat leaving the pipeline (into the output register or the skid entry).
             if self.p_valid[6].q.val() & self.p_last[6].q.val() {
                 self.n_fpdus.d.next = self.n_fpdus.q.val() + 1;
             }
+        }
+        // The skid entry follows the pipeline's beat while free (its enable is a register's).
+        if !self.sk_valid.q.val() {
+            self.sk_data.d.next = self.lanes_out.val();
+            self.sk_keep.d.next = self.p_keep[6].q.val();
+            self.sk_last.d.next = self.p_last[6].q.val();
+        }
+        // The output register: the skid entry's beat first, else the pipeline's; a beat leaving
+        // the pipeline while the output is held stays in the skid entry.
+        if !self.m_valid.q.val() | self.m.tready.val() {
+            if self.sk_valid.q.val() {
+                self.m_valid.d.next = true;
+                self.m_data.d.next = self.sk_data.q.val();
+                self.m_keep.d.next = self.sk_keep.q.val();
+                self.m_last.d.next = self.sk_last.q.val();
+                self.sk_valid.d.next = false;
+            } else {
+                self.m_valid.d.next = self.p_valid[6].q.val();
+                self.m_data.d.next = self.lanes_out.val();
+                self.m_keep.d.next = self.p_keep[6].q.val();
+                self.m_last.d.next = self.p_last[6].q.val();
+            }
+        } else if !self.sk_valid.q.val() & self.p_valid[6].q.val() {
+            self.sk_valid.d.next = true;
         }
         if self.reset.val() {
             self.state.d.next = self.c_init.val();
@@ -280,6 +313,7 @@ impl<const D: usize, const K: usize> Logic for CrcStage<D, K> {
             self.m_keep.d.next = 0.into();
             self.m_valid.d.next = false;
             self.m_last.d.next = false;
+            self.sk_valid.d.next = false;
             self.n_fpdus.d.next = 0.into();
         }
     }
