@@ -173,6 +173,14 @@ pub struct LaneAssembly<const D: usize, const K: usize, const H: usize, const I:
     mc2: Signal<Local, Bits<7>>,
     lt_c1: Signal<Local, Bit>,
     lt_c2: Signal<Local, Bit>,
+    /// Bit `w`: `mh == w`, for `w` in `0..2N + 3`: the `< N` flags of `mc1` and `mc2` are
+    /// `mh` in `[count + 1, count + N]` and `[count + 2, count + N + 1]`, so per count value
+    /// a window of these equalities, picked by the count's low bits, not the difference's
+    /// carry chain and then its high bits (MPA TX W = 8's seeds 1 and 3 at 4b9f315 and seed
+    /// 3 at 7c5e186: `mh_q` or the count → `mc2` → `mlt_q`, 12 levels).
+    mh_eq: Signal<Local, Bits<40>>,
+    c_one40: Constant<Bits<40>>,
+    c_low_n40: Constant<Bits<40>>,
     mlt_n: Signal<Local, Bit>,
     wrap_t: Signal<Local, Bit>,
     wrap_n: Signal<Local, Bit>,
@@ -317,6 +325,7 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             mc2: Default::default(),
             lt_c1: Default::default(),
             lt_c2: Default::default(),
+            mh_eq: Default::default(),
             mlt_n: Default::default(),
             wrap_t: Default::default(),
             wrap_n: Default::default(),
@@ -343,6 +352,8 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Default for
             c_n5: Constant::new(n.into()),
             c_cmask: Constant::new(((n + 2).next_power_of_two() - 1).into()),
             c_n1_7: Constant::new((n + 1).into()),
+            c_one40: Constant::new(1u64.into()),
+            c_low_n40: Constant::new(crate::bits::low_ones(n as usize).into()),
             c_hi5: Constant::new((31 & !(n - 1)).into()),
             c_hi7: Constant::new((127 & !(n - 1)).into()),
             c_hi8: Constant::new((255 & !(n - 1)).into()),
@@ -470,8 +481,20 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
         self.mc0.next = self.mh.val() - bit_cast::<7, 5>(self.s_count.val());
         self.mc1.next = self.mh.val() - bit_cast::<7, 5>(self.s_count1.val());
         self.mc2.next = self.mh.val() - bit_cast::<7, 5>(self.s_count2.val());
-        self.lt_c1.next = (self.mc1.val() & self.c_hi7.val()) == 0;
-        self.lt_c2.next = (self.mc2.val() & self.c_hi7.val()) == 0;
+        self.mh_eq.next = 0.into();
+        for w in 0..(K / 2 + 3) {
+            if self.mh.val() == w.to_bits::<7>() {
+                self.mh_eq.next = self.mh_eq.val() | (self.c_one40.val() << w.to_bits::<8>());
+            }
+        }
+        self.lt_c1.next = false;
+        self.lt_c2.next = false;
+        for u in 1..(K / 4 + 2) {
+            if self.cnt_lo.val() == u.to_bits::<5>() {
+                self.lt_c1.next = ((self.mh_eq.val() >> (u + 1).to_bits::<8>()) & self.c_low_n40.val()) != 0;
+                self.lt_c2.next = ((self.mh_eq.val() >> (u + 2).to_bits::<8>()) & self.c_low_n40.val()) != 0;
+            }
+        }
         self.n_body_t.next = bit_cast::<8, 5>(self.h.q.val()) + bit_cast::<8, 5>(self.s_count.val());
         self.a1_t.next = bit_cast::<8, 5>(self.h.q.val()) + bit_cast::<8, 5>(self.s_count1.val());
         self.ending_t.next = (self.phase.q.val() == Phase::Tail) | self.s.tlast.val();
