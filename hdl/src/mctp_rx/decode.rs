@@ -95,16 +95,10 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     /// The lanes the room leaves in the next beat's payload, `i < min(room, W)`, as a
     /// thermometer: the payload lanes are masks ANDed together, with no count or compare.
     room_th: DFF<Bits<K>>,
-    /// The room this beat takes if it is not the frame's last, `n_on = min(W − a_r, room)`,
-    /// worked out a beat ahead: while header octets remain (`a_r ≠ 0`) no payload has been
-    /// taken, so the room is whole and this is `W − a_r`; after the header it is
-    /// `min(room, W)`. One-hot (`n_oh` bit `v`: `n_on = v < W`; `n_full`: `n_on = W`), so the
-    /// next room's lanes are an AND-OR of it and compares of `room` with constants
-    /// (`room − n_on > i` is `room ≥ i + 1 + v` for the `v` set), not a subtraction and then
-    /// compares behind it (MCTP RX W = 4's median seed at 0206fb8: `n_on` → `room − n_on` →
-    /// its compares → `room_th`, 10 levels).
-    n_oh: DFF<Bits<K>>,
-    n_full: DFF<Bit>,
+    /// The room this beat takes if it is not the frame's last, `min(W − a_r, room)`, worked
+    /// out a beat ahead: while header octets remain (`a_r ≠ 0`) no payload has been taken, so
+    /// the room is whole and this is `W − a_r`; after the header it is `min(room, W)`.
+    n_on: DFF<Bits<4>>,
     pec: PecCheck<D, K>,
     accept: Signal<Local, Bit>,
     hp: Signal<Local, Bits<8>>,
@@ -122,21 +116,15 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     n_eff: Signal<Local, Bits<4>>,
     hl_next: Signal<Local, Bits<8>>,
     a_next: Signal<Local, Bits<4>>,
-    /// `hleft > W`, `hleft > 2W`.
+    /// `hleft > W`, `hleft > 2W`, `2W − hleft`.
     hl_gt1: Signal<Local, Bit>,
     hl_gt2: Signal<Local, Bit>,
+    w2_less: Signal<Local, Bits<4>>,
     a_hp: Signal<Local, Bits<4>>,
-    /// `n_on` in binary (for the 16-bit room), and the next beat's one-hot `n_on`.
-    n_on: Signal<Local, Bits<4>>,
-    n_oh_next: Signal<Local, Bits<K>>,
-    n_full_next: Signal<Local, Bit>,
-    /// Bit `c`: `room ≥ c`, for `c` in `0..=2W` (zero above).
-    room_ge: Signal<Local, Bits<32>>,
-    /// Bit `k`: `room − n_on ≥ k`, for `k` in `0..=W` (zero above).
-    rm_ge: Signal<Local, Bits<32>>,
-    /// `min(room − n_on, W)` one-hot (bit `W`: `room − n_on ≥ W`).
-    rm_oh: Signal<Local, Bits<32>>,
+    room_rest: Signal<Local, Bits<5>>,
+    room_w_next: Signal<Local, Bits<4>>,
     room_th_next: Signal<Local, Bits<K>>,
+    n_on_next: Signal<Local, Bits<4>>,
     lanes: Signal<Local, Bits<K>>,
     /// `lanes` as a data mask.
     lane_mask: Signal<Local, Bits<D>>,
@@ -155,22 +143,14 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     c_byte_mask: [Constant<Bits<D>>; K],
     c_w: Constant<Bits<8>>,
     c_w4: Constant<Bits<4>>,
+    c_w5: Constant<Bits<5>>,
     c_w_m1: Constant<Bits<4>>,
+    c_2w: Constant<Bits<16>>,
     c_2w8: Constant<Bits<8>>,
+    /// 2W mod 16.
+    c_2w4: Constant<Bits<4>>,
     c_hp_raw: Constant<Bits<8>>,
     c_hp_smbus: Constant<Bits<8>>,
-    /// `c` for `c` in `0..=16` (`2W ≤ 16`), for `room ≥ c`.
-    c_c16: [Constant<Bits<16>>; 17],
-    c_bit32: [Constant<Bits<32>>; 17],
-    /// `v` (`n_on` one-hot to binary), and `2W − v` (`hleft` for which the header leaves `v`).
-    c_v4: [Constant<Bits<4>>; K],
-    c_2w_v: [Constant<Bits<8>>; K],
-    /// Bits `0..=W`, and bit `W`.
-    c_low_w1: Constant<Bits<32>>,
-    c_bit_w32: Constant<Bits<32>>,
-    /// A frame's first beat's `n_on`, `W − min(hp, W)`, one-hot (never `W`: `hp ≥ 4`).
-    c_noh_raw: Constant<Bits<K>>,
-    c_noh_smbus: Constant<Bits<K>>,
     c_pos_max: Constant<Bits<17>>,
     c_pos_high: Constant<Bits<16>>,
     /// The bits of a position below 8 that a beat's start can have (a multiple of W).
@@ -212,8 +192,7 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             a_th: Default::default(),
             room: Default::default(),
             room_th: Default::default(),
-            n_oh: Default::default(),
-            n_full: Default::default(),
+            n_on: Default::default(),
             pec: Default::default(),
             accept: Default::default(),
             hp: Default::default(),
@@ -230,14 +209,12 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             a_next: Default::default(),
             hl_gt1: Default::default(),
             hl_gt2: Default::default(),
+            w2_less: Default::default(),
             a_hp: Default::default(),
+            room_rest: Default::default(),
+            room_w_next: Default::default(),
             room_th_next: Default::default(),
-            n_on: Default::default(),
-            n_oh_next: Default::default(),
-            n_full_next: Default::default(),
-            room_ge: Default::default(),
-            rm_ge: Default::default(),
-            rm_oh: Default::default(),
+            n_on_next: Default::default(),
             n_eff: Default::default(),
             lanes: Default::default(),
             lane_mask: Default::default(),
@@ -257,18 +234,13 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             }))),
             c_w: Constant::new((K as u64).into()),
             c_w4: Constant::new((K as u64).into()),
+            c_w5: Constant::new((K as u64).into()),
             c_w_m1: Constant::new(((K - 1) as u64).into()),
+            c_2w: Constant::new((2 * K as u64).into()),
             c_2w8: Constant::new((2 * K as u64).into()),
+            c_2w4: Constant::new(((2 * K as u64) % 16).into()),
             c_hp_raw: Constant::new((HEADER_LEN as u64).into()),
             c_hp_smbus: Constant::new(((PREFIX_LEN + HEADER_LEN) as u64).into()),
-            c_c16: std::array::from_fn(|c| Constant::new((c as u64).into())),
-            c_bit32: std::array::from_fn(|c| Constant::new((1u64 << c).into())),
-            c_v4: std::array::from_fn(|v| Constant::new((v as u64).into())),
-            c_2w_v: std::array::from_fn(|v| Constant::new(((2 * K - v) as u64).into())),
-            c_low_w1: Constant::new(crate::bits::low_ones(K + 1).into()),
-            c_bit_w32: Constant::new((1u64 << K).into()),
-            c_noh_raw: Constant::new((1u64 << (K - HEADER_LEN.min(K))).into()),
-            c_noh_smbus: Constant::new((1u64 << (K - (PREFIX_LEN + HEADER_LEN).min(K))).into()),
             c_pos_max: Constant::new(0xFFFFu64.into()),
             c_pos_high: Constant::new((0xFFFFu64 & !7).into()),
             c_pos_lo: Constant::new((7u64 & !(K as u64 - 1)).into()),
@@ -284,7 +256,7 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
 impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, pos, hdr, hleft, a_r, a_th, room, room_th, n_oh, n_full, key1, key2);
+        dff_setup!(self, clock, pos, hdr, hleft, a_r, a_th, room, room_th, n_on, key1, key2);
         clock!(self, clock, pec);
         // A plain stream stage: ready and valid pass through, the beat is decoded as it is
         // accepted.
@@ -455,34 +427,23 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
             self.a_next.next = self.c_w4.val();
         }
         // (mod 16: the result is below W ≤ 8.)
+        self.w2_less.next = self.c_2w4.val() - self.hleft.q.val().get_bits::<4>(0);
         self.a_hp.next = self.c_w4.val();
         if self.hp.val() <= self.c_w.val() {
             self.a_hp.next = self.hp.val().get_bits::<4>(0);
         }
-        // The room after this beat as a thermometer up to W, from compares of `room` with
-        // constants and the one-hot `n_on` (`room − n_on ≥ k` is `room ≥ k + v`, `v = n_on`).
-        self.n_on.next = 0.into();
-        self.room_ge.next = self.c_bit32[0].val();
-        for c in 1..(2 * K + 1) {
-            if self.room.q.val() >= self.c_c16[c].val() {
-                self.room_ge.next = self.room_ge.val() | self.c_bit32[c].val();
+        self.room_rest.next = self.room.q.val().get_bits::<5>(0) - bit_cast::<5, 4>(self.n_on.q.val());
+        self.room_w_next.next = self.c_w4.val();
+        self.room_th_next.next = self.c_all_k.val();
+        if (self.room.q.val() < self.c_2w.val()) & (self.room_rest.val() < self.c_w5.val()) {
+            self.room_w_next.next = self.room_rest.val().get_bits::<4>(0);
+            self.room_th_next.next = 0.into();
+            for i in 0..K {
+                if self.c_lane5[i].val() < self.room_rest.val() {
+                    self.room_th_next.next = self.room_th_next.val() | self.c_bit[i].val();
+                }
             }
         }
-        self.rm_ge.next = 0.into();
-        for v in 0..K {
-            if (self.n_oh.q.val() & self.c_bit[v].val()) != 0 {
-                self.n_on.next = self.n_on.val() | self.c_v4[v].val();
-                self.rm_ge.next = self.rm_ge.val() | (self.room_ge.val() >> v.to_bits::<8>());
-            }
-        }
-        if self.n_full.q.val() {
-            self.n_on.next = self.c_w4.val();
-            self.rm_ge.next = self.rm_ge.val() | (self.room_ge.val() >> self.c_w.val());
-        }
-        self.rm_ge.next = self.rm_ge.val() & self.c_low_w1.val();
-        // Lane `i` of the next beat is in the room when `room − n_on > i`.
-        self.room_th_next.next = bit_cast::<K, 32>(self.rm_ge.val() >> 1);
-        self.rm_oh.next = self.rm_ge.val() & !(self.rm_ge.val() >> 1);
         self.a_th_nx.next = 0.into();
         self.a_th_hp.next = 0.into();
         for d in 0..K {
@@ -493,20 +454,12 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
                 self.a_th_hp.next = self.a_th_hp.val() | self.c_bit[d].val();
             }
         }
-        // The next beat's `n_on`: header octets left in it mean the room is still whole
-        // (`W − a_next`: `2W − hleft`, one-hot by compares of `hleft` with constants, or 0).
-        self.n_oh_next.next = bit_cast::<K, 32>(self.rm_oh.val());
-        self.n_full_next.next = (self.rm_ge.val() & self.c_bit_w32.val()) != 0;
+        // The next beat's `n_on`: header octets left in it mean the room is still whole.
+        self.n_on_next.next = self.room_w_next.val();
         if self.hl_gt1.val() {
-            self.n_oh_next.next = 0.into();
-            self.n_full_next.next = false;
-            for v in 0..K {
-                if self.hleft.q.val() == self.c_2w_v[v].val() {
-                    self.n_oh_next.next = self.n_oh_next.val() | self.c_bit[v].val();
-                }
-            }
+            self.n_on_next.next = self.w2_less.val();
             if self.hl_gt2.val() {
-                self.n_oh_next.next = self.c_bit[0].val();
+                self.n_on_next.next = 0.into();
             }
         }
         if self.accept.val() {
@@ -515,10 +468,9 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
             self.hleft.d.next = self.hl_next.val();
             self.a_r.d.next = self.a_next.val();
             self.a_th.d.next = self.a_th_nx.val();
-            self.room.d.next = self.room.q.val() - bit_cast::<16, 4>(self.n_on.val());
+            self.room.d.next = self.room.q.val() - bit_cast::<16, 4>(self.n_on.q.val());
             self.room_th.d.next = self.room_th_next.val();
-            self.n_oh.d.next = self.n_oh_next.val();
-            self.n_full.d.next = self.n_full_next.val();
+            self.n_on.d.next = self.n_on_next.val();
         }
         if self.accept.val() & self.s.tlast.val() {
             self.key1.d.next = self.ekey.val();
@@ -537,11 +489,7 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
             self.a_th.d.next = self.a_th_hp.val();
             self.room.d.next = self.c_max_payload.val();
             self.room_th.d.next = self.c_all_k.val();
-            self.n_oh.d.next = self.c_noh_raw.val();
-            if self.smbus.val() {
-                self.n_oh.d.next = self.c_noh_smbus.val();
-            }
-            self.n_full.d.next = false;
+            self.n_on.d.next = self.c_w4.val() - self.a_hp.val();
         }
     }
 }
