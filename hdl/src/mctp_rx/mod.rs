@@ -25,7 +25,9 @@
 //! octets, payload lanes and PEC, worked out as the input accepts it) and an [`AxisSkidPreload`] in
 //! front, [`frames::FrameStage`] (ingest,
 //! judging, the reassembly context, memory writes; the datapath is described there),
-//! [`reader::ReaderStage`] (the descriptor queue and the output), [`counters::CounterBank`],
+//! [`reader::ReaderStage`] (the descriptor queue and the output) with an
+//! [`AxisStageSkidPreload`] behind it (so `m_tready` ends at its registers),
+//! [`counters::CounterBank`],
 //! and the message memory in two rust-hdl `RAM`s — the 8192-octet ring (`2^RA` words of `K`
 //! octets) and the 256-octet slot — with one write and one registered read port each, so
 //! synthesis maps them to block RAM. The CRC-32C (MIC) and CRC-8 (PEC) networks are
@@ -40,7 +42,7 @@ pub mod reader;
 
 pub use counters::{hdl_model, MctpRxCounters, MctpRxCountersSink, RxCounters};
 
-use crate::axis::{AxisSink, AxisSkidPreload, AxisSource};
+use crate::axis::{AxisSink, AxisSkidPreload, AxisSource, AxisStageSkidPreload};
 use counters::{CounterBank, MctpRxBumpsSource};
 use decode::{BeatDecoder, INFO_BITS};
 use frames::FrameStage;
@@ -68,9 +70,9 @@ pub const DESC_DEPTH: usize = 1 << queue::ADDRESS_BITS;
 /// Clocks from a message's last input beat being accepted to its first output beat being
 /// taken, with the block otherwise idle and the output ready: the skid buffer, the judging
 /// clock, the registered MIC verdict, the registered descriptor push, the queue's head, the
-/// memory's registered read, the reader's output register (docs/ARCHITECTURE.md). Pinned by
-/// `tests::delivery_latency`.
-pub const LATENCY: u64 = 8;
+/// memory's registered read, the reader's output register, the output skid buffer
+/// (docs/ARCHITECTURE.md). Pinned by `tests::delivery_latency`.
+pub const LATENCY: u64 = 9;
 
 /// The counter ports in declaration order (the software model's list).
 pub use offload_driver::mctp::RX_COUNTERS as COUNTERS;
@@ -124,6 +126,17 @@ pub struct MctpRx<const D: usize, const K: usize, const RA: usize> {
     skid: AxisSkidPreload<D, K, INFO_BITS>,
     frames: FrameStage<D, K>,
     reader: ReaderStage<D, K>,
+    /// The output skid buffer, the header fields on its side channel: the block's `m_tready`
+    /// enables its output register and ends there, instead of running through the reader's
+    /// advance into the descriptor queue's pop and the memory's read address (MCTP RX W = 4's
+    /// seed 1 at 6ae6610: `m_tready` → `go` → the queue's `used` → the read address, 5.07 ns
+    /// of routing; in `OffloadTop` that ready is a register across the die). Its skid entry
+    /// loads while free, so that ready enables nothing else.
+    out: AxisStageSkidPreload<D, K, 20>,
+    /// The header fields on `out`'s side channel: source EID [7:0], destination EID [15:8],
+    /// tag [18:16], TO [19].
+    out_user: Signal<Local, Bits<20>>,
+    c_to_bit: Constant<Bits<20>>,
     bank: CounterBank,
     ring: RAM<Bits<D>, RA>,
     slot: RAM<Bits<D>, SLOT_ADDRESS_BITS>,
@@ -149,6 +162,9 @@ impl<const D: usize, const K: usize, const RA: usize> Default for MctpRx<D, K, R
             skid: Default::default(),
             frames: Default::default(),
             reader: Default::default(),
+            out: Default::default(),
+            out_user: Default::default(),
+            c_to_bit: Constant::new((1u64 << 19).into()),
             bank: Default::default(),
             ring: Default::default(),
             slot: Default::default(),
@@ -159,13 +175,15 @@ impl<const D: usize, const K: usize, const RA: usize> Default for MctpRx<D, K, R
 impl<const D: usize, const K: usize, const RA: usize> Logic for MctpRx<D, K, RA> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, decode, skid, frames, reader, bank);
+        clock!(self, clock, decode, skid, frames, reader, out, bank);
         self.decode.reset.next = self.reset.val();
         self.skid.reset.next = self.reset.val();
         self.frames.reset.next = self.reset.val();
         self.reader.reset.next = self.reset.val();
+        self.out.reset.next = self.reset.val();
         self.bank.reset.next = self.reset.val();
-        // Input port → beat decoder → skid buffer → frame stage → memory → reader → output port.
+        // Input port → beat decoder → skid buffer → frame stage → memory → reader → skid
+        // buffer → output port.
         AxisSink::<D, K>::link(&mut self.s, &mut self.decode.s);
         self.decode.smbus.next = self.cfg.smbus.val();
         self.decode.ctx_key.next = self.frames.ctx_key.val();
@@ -194,11 +212,21 @@ impl<const D: usize, const K: usize, const RA: usize> Logic for MctpRx<D, K, RA>
         self.frames.q_full.next = self.reader.q_full.val();
         self.frames.q_afull.next = self.reader.q_afull.val();
         self.frames.slot_done.next = self.reader.slot_done.val();
-        AxisSource::<D, K>::link(&mut self.m, &mut self.reader.m);
-        self.m_src_eid.next = self.reader.m_src_eid.val();
-        self.m_dst_eid.next = self.reader.m_dst_eid.val();
-        self.m_tag.next = self.reader.m_tag.val();
-        self.m_to.next = self.reader.m_to.val();
+        AxisSource::<D, K>::join(&mut self.reader.m, &mut self.out.s);
+        // (Built in a Local: rust-hdl's simulator does not read back a child's input assigned
+        // in the same update.)
+        self.out_user.next = bit_cast::<20, 8>(self.reader.m_src_eid.val())
+            | (bit_cast::<20, 8>(self.reader.m_dst_eid.val()) << 8)
+            | (bit_cast::<20, 3>(self.reader.m_tag.val()) << 16);
+        if self.reader.m_to.val() {
+            self.out_user.next = self.out_user.val() | self.c_to_bit.val();
+        }
+        self.out.s_user.next = self.out_user.val();
+        AxisSource::<D, K>::link(&mut self.m, &mut self.out.m);
+        self.m_src_eid.next = self.out.m_user.val().get_bits::<8>(0);
+        self.m_dst_eid.next = self.out.m_user.val().get_bits::<8>(8);
+        self.m_tag.next = self.out.m_user.val().get_bits::<3>(16);
+        self.m_to.next = self.out.m_user.val().get_bit(19);
         MctpRxBumpsSource::join(&mut self.frames.bump, &mut self.bank.bump);
         MctpRxCounters::link(&mut self.counters, &mut self.bank.counters);
     }
