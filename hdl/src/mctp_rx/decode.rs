@@ -121,7 +121,14 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     hl_gt2: Signal<Local, Bit>,
     w2_less: Signal<Local, Bits<4>>,
     a_hp: Signal<Local, Bits<4>>,
-    room_rest: Signal<Local, Bits<5>>,
+    /// The room below 2W (`room_hz`: its bits from 2W up are zero) one-hot on its low bits,
+    /// and `n_on` as equalities: the next room's lanes and `min(·, W)` are AND-ORs of them
+    /// and constant masks (`c_th`, `c_rw`), with no subtract or compare (W = 4's path at
+    /// 51a34d3 on two seeds: `room − n_on`'s carry chain, then the compares with the lanes and
+    /// with W, 10 levels into `room_th`).
+    room_hz: Signal<Local, Bit>,
+    room_oh: Signal<Local, Bits<16>>,
+    n_eq: [Signal<Local, Bit>; 9],
     room_w_next: Signal<Local, Bits<4>>,
     room_th_next: Signal<Local, Bits<K>>,
     n_on_next: Signal<Local, Bits<4>>,
@@ -139,13 +146,25 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     /// Lanes `i` and `i + 1`: a thermometer of `i + 1` lanes has the first, not the second.
     c_edge: [Constant<Bits<K>>; K],
     c_lane5: [Constant<Bits<5>>; K],
+    /// `v` and `1 << v` for `v < 16`, bit `b` of four.
+    c_v16: [Constant<Bits<16>>; 16],
+    c_bit16: [Constant<Bits<16>>; 16],
+    c_b4: [Constant<Bits<4>>; 4],
+    /// The room's bits below 2W, and from 2W up.
+    c_room_lo: Constant<Bits<16>>,
+    c_room_hi: Constant<Bits<16>>,
+    /// `[9·i + n]`: the low rooms `v` (bits of a 16-bit mask) that leave lane `i` in the next
+    /// beat after `n_on = n`, `v − n > i` (and `v < n`, never reached, as all lanes: the old
+    /// subtract wrapped there).
+    c_th: [Constant<Bits<16>>; 72],
+    /// `[4·n + b]`: the low rooms `v` for which bit `b` of `min(v − n, W)` is set (`W` for
+    /// `v < n`).
+    c_rw: [Constant<Bits<16>>; 36],
     c_all_k: Constant<Bits<K>>,
     c_byte_mask: [Constant<Bits<D>>; K],
     c_w: Constant<Bits<8>>,
     c_w4: Constant<Bits<4>>,
-    c_w5: Constant<Bits<5>>,
     c_w_m1: Constant<Bits<4>>,
-    c_2w: Constant<Bits<16>>,
     c_2w8: Constant<Bits<8>>,
     /// 2W mod 16.
     c_2w4: Constant<Bits<4>>,
@@ -211,7 +230,9 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             hl_gt2: Default::default(),
             w2_less: Default::default(),
             a_hp: Default::default(),
-            room_rest: Default::default(),
+            room_hz: Default::default(),
+            room_oh: Default::default(),
+            n_eq: Default::default(),
             room_w_next: Default::default(),
             room_th_next: Default::default(),
             n_on_next: Default::default(),
@@ -226,6 +247,20 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             c_bit_rev: std::array::from_fn(|i| Constant::new((1u64 << (K - 1 - i)).into())),
             c_edge: std::array::from_fn(|i| Constant::new(((3u64 << i) & crate::bits::low_ones(K)).into())),
             c_lane5: std::array::from_fn(|i| Constant::new((i as u64).into())),
+            c_v16: std::array::from_fn(|v| Constant::new((v as u64).into())),
+            c_bit16: std::array::from_fn(|v| Constant::new((1u64 << v).into())),
+            c_b4: std::array::from_fn(|b| Constant::new((1u64 << b).into())),
+            c_room_lo: Constant::new((2 * K as u64 - 1).into()),
+            c_room_hi: Constant::new((0xFFFFu64 & !(2 * K as u64 - 1)).into()),
+            c_th: std::array::from_fn(|x| {
+                let (i, n) = (x / 9, x % 9);
+                Constant::new((0..2 * K).filter(|&v| v < n || v - n > i).fold(0u64, |m, v| m | 1 << v).into())
+            }),
+            c_rw: std::array::from_fn(|x| {
+                let (n, b) = (x / 4, x % 4);
+                let w = |v: usize| if v < n { K } else { (v - n).min(K) };
+                Constant::new((0..2 * K).filter(|&v| w(v) >> b & 1 == 1).fold(0u64, |m, v| m | 1 << v).into())
+            }),
             c_all_k: Constant::new(crate::bits::low_ones(K).into()),
             c_byte_mask: std::array::from_fn(|i| Constant::new(crate::bits::bytes_to_bits::<D>(&{
                 let mut m = vec![0u8; K];
@@ -234,9 +269,7 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             }))),
             c_w: Constant::new((K as u64).into()),
             c_w4: Constant::new((K as u64).into()),
-            c_w5: Constant::new((K as u64).into()),
             c_w_m1: Constant::new(((K - 1) as u64).into()),
-            c_2w: Constant::new((2 * K as u64).into()),
             c_2w8: Constant::new((2 * K as u64).into()),
             c_2w4: Constant::new(((2 * K as u64) % 16).into()),
             c_hp_raw: Constant::new((HEADER_LEN as u64).into()),
@@ -432,15 +465,34 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
         if self.hp.val() <= self.c_w.val() {
             self.a_hp.next = self.hp.val().get_bits::<4>(0);
         }
-        self.room_rest.next = self.room.q.val().get_bits::<5>(0) - bit_cast::<5, 4>(self.n_on.q.val());
+        // The next room `room − n_on`: at least W while the room is 2W or more (`n_on ≤ W`),
+        // so all lanes; below that a function of the room's low bits and `n_on`, looked up.
+        self.room_hz.next = (self.room.q.val() & self.c_room_hi.val()) == self.c_v16[0].val();
+        self.room_oh.next = 0.into();
+        for v in 0..(2 * K) {
+            if (self.room.q.val() & self.c_room_lo.val()) == self.c_v16[v].val() {
+                self.room_oh.next = self.room_oh.val() | self.c_bit16[v].val();
+            }
+        }
+        for n in 0..9 {
+            self.n_eq[n].next = bit_cast::<16, 4>(self.n_on.q.val()) == self.c_v16[n].val();
+        }
         self.room_w_next.next = self.c_w4.val();
         self.room_th_next.next = self.c_all_k.val();
-        if (self.room.q.val() < self.c_2w.val()) & (self.room_rest.val() < self.c_w5.val()) {
-            self.room_w_next.next = self.room_rest.val().get_bits::<4>(0);
+        if self.room_hz.val() {
+            self.room_w_next.next = 0.into();
             self.room_th_next.next = 0.into();
-            for i in 0..K {
-                if self.c_lane5[i].val() < self.room_rest.val() {
-                    self.room_th_next.next = self.room_th_next.val() | self.c_bit[i].val();
+            // (`n` past W never happens: `n_on ≤ W`; its terms keep every `n_eq` read.)
+            for n in 0..9 {
+                for i in 0..K {
+                    if self.n_eq[n].val() & ((self.room_oh.val() & self.c_th[i * 9 + n].val()) != 0) {
+                        self.room_th_next.next = self.room_th_next.val() | self.c_bit[i].val();
+                    }
+                }
+                for b in 0..4 {
+                    if self.n_eq[n].val() & ((self.room_oh.val() & self.c_rw[n * 4 + b].val()) != 0) {
+                        self.room_w_next.next = self.room_w_next.val() | self.c_b4[b].val();
+                    }
                 }
             }
         }
