@@ -265,6 +265,31 @@ fn oversize_frame_is_clipped_when_the_ring_is_nearly_full() {
     }
 }
 
+/// Single-packet messages whose payload runs from 248 to 264 octets, so the 256-octet packet
+/// limit falls in every lane of a beat at each width: those within it are delivered whole, those
+/// past it are dropped as `oversize`, and each is followed by a short message that must come
+/// through. (Which lanes the decoder's room clips past the limit is seen only through the ring's
+/// room: `oversize_frame_is_clipped_when_the_ring_is_nearly_full` catches a clip off by one, this
+/// test does not.)
+#[test]
+fn payload_around_the_packet_limit_in_every_lane() {
+    use offload_driver::mctp::header::{EOM_BIT, HEADER_VERSION, SOM_BIT, TO_BIT};
+    let setup = RxSetup { smbus: false, mic: false, strict: false, max_len: 4224 };
+    let single = |tag: usize| (1 << SOM_BIT) | (1 << EOM_BIT) | (1 << TO_BIT) | (tag % 8) as u8;
+    let mut frames = Vec::new();
+    for (k, len) in (248..=264usize).enumerate() {
+        let mut f = vec![HEADER_VERSION, 9, 8, single(k)];
+        f.push(0x7E);
+        f.extend((1..len).map(|i| (i * 13 + len) as u8));
+        frames.push(f);
+        frames.push(vec![HEADER_VERSION, 9, 8, single(k + 1), 0x7E, k as u8]);
+    }
+    for w in [1, 4, 8] {
+        let (_, c) = check(w, &setup, &frames, &Traffic::full_rate(), "payload around the packet limit");
+        assert_eq!((c.messages, c.oversize), (9 + 17, 8), "W={w}: {c:?}");
+    }
+}
+
 /// A message continued in a short packet: the first packet's unit leaves every fill of the
 /// committed window (`mtu` 64..=71), and the last packet carries 1..=3 octets of payload, so at
 /// W = 8 its one beat (the flags beat, continuing from the committed window) fills no word and
