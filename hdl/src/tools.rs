@@ -282,6 +282,21 @@ pub struct Ecp5Options {
     pub tmg_ripup: bool,
 }
 
+impl Ecp5Options {
+    /// The options used that are off the timing standard, as their tools spell them, for the
+    /// report to name (empty on the standard).
+    pub fn off_standard(&self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        if self.abc9 {
+            v.push("synth_ecp5 -abc9");
+        }
+        if self.tmg_ripup {
+            v.push("nextpnr --tmg-ripup");
+        }
+        v
+    }
+}
+
 impl Default for Ecp5Options {
     /// The project's timing standard: speed grade 8, 156.25 MHz (10 GbE with a 64-bit path),
     /// median of seeds 1–3.

@@ -213,14 +213,17 @@ pub fn synth(a: SynthArgs) -> anyhow::Result<()> {
 /// register paths, whatever its port count, as a block inside a NIC design sees them.
 fn ecp5_timing(v: &str, top: &str, ports: &[offload_hdl::ports::Port], a: &SynthArgs) -> anyhow::Result<tools::Ecp5Report> {
     let design = format!("{v}\n{}", tools::pin_wrapper(top, ports));
-    let opt = tools::Ecp5Options {
-        speed: a.speed,
-        freq_mhz: a.freq,
-        seeds: a.seeds.clone(),
-        abc9: a.abc9,
-        tmg_ripup: a.tmg_ripup,
-    };
-    tools::ecp5(&design, "fmax_wrap", &opt).map_err(tool_err)
+    tools::ecp5(&design, "fmax_wrap", &ecp5_options(a)).map_err(tool_err)
+}
+
+fn ecp5_options(a: &SynthArgs) -> tools::Ecp5Options {
+    tools::Ecp5Options { speed: a.speed, freq_mhz: a.freq, seeds: a.seeds.clone(), abc9: a.abc9, tmg_ripup: a.tmg_ripup }
+}
+
+/// `" (synth_ecp5 -abc9, nextpnr --tmg-ripup)"` for the options off the standard, or nothing.
+fn off_standard_label(o: &tools::Ecp5Options) -> String {
+    let v = o.off_standard();
+    if v.is_empty() { String::new() } else { format!(" ({})", v.join(", ")) }
 }
 
 fn mhz(f: Option<f64>) -> String {
@@ -232,12 +235,11 @@ fn describe_ecp5(r: &tools::Ecp5Report) -> String {
     let mut s = String::new();
     writeln!(
         s,
-        "yosys synth_ecp5{} + {} --85k --speed {} --freq {}{} (behind the pin wrapper): {} LUT4s, {} FFs, {} DP16KD",
-        if r.abc9 { " -abc9" } else { "" },
+        "yosys synth_ecp5 + {} --85k --speed {} --freq {}{} (behind the pin wrapper): {} LUT4s, {} FFs, {} DP16KD",
         r.nextpnr,
         r.speed,
         r.freq_mhz,
-        if r.tmg_ripup { " --tmg-ripup" } else { "" },
+        off_standard_label(&tools::Ecp5Options { abc9: r.abc9, tmg_ripup: r.tmg_ripup, ..Default::default() }),
         r.luts,
         r.ffs,
         r.brams
@@ -285,12 +287,7 @@ fn synth_all(a: &SynthArgs) -> anyhow::Result<()> {
          | --- | --- | --- | --- | --- | --- | --- | --- |\n",
         a.speed,
         a.freq,
-        match (a.abc9, a.tmg_ripup) {
-            (false, false) => "",
-            (true, false) => " (synth_ecp5 -abc9)",
-            (false, true) => " (nextpnr --tmg-ripup)",
-            (true, true) => " (synth_ecp5 -abc9, nextpnr --tmg-ripup)",
-        },
+        off_standard_label(&ecp5_options(a)),
         a.seeds.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(",")
     );
     print!("{table}");
@@ -364,6 +361,9 @@ mod tests {
         assert!(first.starts_with("yosys synth_ecp5 + nextpnr-ecp5 --85k --speed 8 --freq 156.25 (behind"), "{first}");
         let off = tools::Ecp5Report { abc9: true, tmg_ripup: true, ..std_flow };
         let first = describe_ecp5(&off).lines().next().unwrap().to_string();
-        assert!(first.starts_with("yosys synth_ecp5 -abc9 + nextpnr-ecp5 --85k --speed 8 --freq 156.25 --tmg-ripup (behind"), "{first}");
+        assert!(
+            first.starts_with("yosys synth_ecp5 + nextpnr-ecp5 --85k --speed 8 --freq 156.25 (synth_ecp5 -abc9, nextpnr --tmg-ripup) (behind"),
+            "{first}"
+        );
     }
 }
