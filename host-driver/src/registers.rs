@@ -19,7 +19,8 @@
 //! direction of a connection negotiates Markers and CRC separately, RFC 5044 §7.1, and its
 //! stream offsets are its own), loads `MPA_RX_OFFSET` when it leaves reset, and reports the
 //! first error in live read-only status registers until it is reset
-//! ([`OffloadRegs::configure_mpa_rx`], [`OffloadRegs::mpa_rx_status`]). Counters are 32-bit,
+//! ([`OffloadRegs::configure_mpa_rx`], [`OffloadRegs::mpa_rx_status`]); the MCTP receiver
+//! records its last drop ([`OffloadRegs::mctp_rx_drop`]). Counters are 32-bit,
 //! wrap, and are cleared by their block's reset (the top's `reset` or the `CONTROL` bit).
 
 use crate::mctp::{MctpError, SmbusError, TxRequest, MAX_MESSAGE_LEN, SMBUS_MAX_MTU};
@@ -352,6 +353,13 @@ impl<B: RegisterBus> OffloadRegs<B> {
     /// `MPA_RX_OFFSET` and clears its status and counters.
     pub fn reset_mpa_rx(&mut self) -> Result<(), RegisterError> {
         self.under_reset(CONTROL_MPA_RX_RESET, &[])
+    }
+
+    /// The MCTP receiver's record of its last drop (`MCTP_RX_DROP`, `MCTP_RX_DROP_CONTEXT`,
+    /// `MCTP_RX_DROP_LENGTH`), cleared by its reset.
+    pub fn mctp_rx_drop(&mut self) -> Result<crate::mctp::rx_block::DropRecord, RegisterError> {
+        let words = [self.bus.read(MCTP_RX_DROP)?, self.bus.read(MCTP_RX_DROP_CONTEXT)?, self.bus.read(MCTP_RX_DROP_LENGTH)?];
+        Ok(crate::mctp::rx_block::DropRecord::from_words(words))
     }
 
     /// The MPA receiver's status registers.

@@ -12,7 +12,7 @@ use crate::mpa::MAX_ULPDU;
 /// `ID`: "OFLD" in ASCII.
 pub const ID_VALUE: u32 = 0x4F46_4C44;
 /// Version of this map, in `VERSION[31:16]`; the driver refuses any other.
-pub const MAP_VERSION: u16 = 2;
+pub const MAP_VERSION: u16 = 3;
 /// Bits of the byte address.
 pub const ADDR_BITS: u32 = 8;
 
@@ -125,6 +125,11 @@ pub const MPA_RX_FPDUS: u8 = 0xE0;
 pub const MPA_RX_BAD_CRC: u8 = 0xE4;
 pub const MPA_RX_BAD_MARKER: u8 = 0xE8;
 pub const MPA_RX_BAD_LENGTH: u8 = 0xEC;
+/// `0xF0..=0xFB`: the MCTP RX depacketizer's last drop, as it judged it (decoded by
+/// [`crate::mctp::rx_block::DropRecord`]); map version 3 added them.
+pub const MCTP_RX_DROP: u8 = 0xF0;
+pub const MCTP_RX_DROP_CONTEXT: u8 = 0xF4;
+pub const MCTP_RX_DROP_LENGTH: u8 = 0xF8;
 /// The RX block's counters (its `ReassemblyStats`, SMBus and MIC errors, oversize frames).
 pub const MCTP_RX_COUNTERS: [&str; 12] = [
     "MCTP_RX_MESSAGES",
@@ -144,7 +149,7 @@ pub const MCTP_RX_COUNTERS: [&str; 12] = [
 /// The whole map, in offset order.
 pub const MAP: &[Register] = &[
     ro("ID", ID, "0x4F464C44 (\"OFLD\"): this is an offload top"),
-    ro("VERSION", VERSION, "[31:16] map version (2); [15:8] MCTP TX octets/beat; [7:0] MPA TX octets/beat"),
+    ro("VERSION", VERSION, "[31:16] map version (3); [15:8] MCTP TX octets/beat; [7:0] MPA TX octets/beat"),
     rw("CONTROL", CONTROL, 0, 0xF, "bit 0: hold the MPA TX framer (and its counters) in reset; bit 1: the same for MCTP TX; bit 2: for MCTP RX; bit 3: for MPA RX"),
     rw("SCRATCH", SCRATCH, 0, 0xFFFF_FFFF, "free for the host (bus check)"),
     rw("MPA_CONFIG", MPA_CONFIG, 0x3, 0x3, "bit 0: Markers; bit 1: CRC (0 sends a zero CRC field); read live, change between FPDUs"),
@@ -191,6 +196,9 @@ pub const MAP: &[Register] = &[
     ro("MPA_RX_BAD_CRC", MPA_RX_BAD_CRC, "FPDUs with a bad CRC (at most 1 per reset)"),
     ro("MPA_RX_BAD_MARKER", MPA_RX_BAD_MARKER, "bad Markers (at most 1 per reset)"),
     ro("MPA_RX_BAD_LENGTH", MPA_RX_BAD_LENGTH, "bad ULPDU_Lengths (at most 1 per reset)"),
+    ro("MCTP_RX_DROP", MCTP_RX_DROP, "the last drop: [3:0] its counter's place in MCTP_RX_COUNTERS (0: none since reset); [5:4] the sequence number the context expected; 6: a context was open; 7: toggles with every drop; [15:8] [23:16] [31:24] the packet's header octets 1-3 (destination EID, source EID, flags) as found"),
+    ro("MCTP_RX_DROP_CONTEXT", MCTP_RX_DROP_CONTEXT, "the open context at the last drop: [7:0] destination EID; [15:8] source EID; [18:16] tag; 19: TO; [28:20] its transmission unit (first packet's payload octets)"),
+    ro("MCTP_RX_DROP_LENGTH", MCTP_RX_DROP_LENGTH, "the last drop's lengths: [15:0] the packet's payload octets; [28:16] the message's octets with it"),
 ];
 
 /// The register at `offset`, if mapped.

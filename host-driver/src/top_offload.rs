@@ -230,9 +230,15 @@ impl<T: RegisterBus + TopStreams> crate::Offload for TopOffload<T> {
         let regs = &mut self.regs;
         rx_block::receive_through_block(request, frames, |f| {
             let before = regs.counters().map_err(|e| e.to_string())?.mctp_rx;
+            let drop_before = regs.mctp_rx_drop().map_err(|e| e.to_string())?;
             let messages = regs.bus().stream_rx(&[f.to_vec()]).map_err(|e| e.to_string())?;
             let after = regs.counters().map_err(|e| e.to_string())?.mctp_rx;
-            Ok((messages, std::array::from_fn(|i| after[i].wrapping_sub(before[i]) as u64)))
+            let drop_after = regs.mctp_rx_drop().map_err(|e| e.to_string())?;
+            Ok(rx_block::FrameVerdict {
+                messages,
+                counts: std::array::from_fn(|i| after[i].wrapping_sub(before[i]) as u64),
+                drop: Some((drop_before, drop_after)),
+            })
         })
         .map_err(|e| crate::OffloadError::mctp_block(name, e))
     }

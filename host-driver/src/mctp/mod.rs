@@ -137,6 +137,23 @@ pub enum RxError {
     Integrity { src: u8, tag: u8, error: MctpError },
 }
 
+impl RxError {
+    /// The [`RX_COUNTERS`] counter this problem moves in a hardware receiver.
+    pub fn counter(&self) -> &'static str {
+        match self {
+            RxError::Binding(MctpError::Smbus(SmbusError::BadPec { .. })) => "bad_pec",
+            RxError::Binding(_) => "bad_smbus",
+            RxError::Dropped(DropReason::Malformed(_)) => "malformed",
+            RxError::Dropped(DropReason::NoContext { .. }) => "no_context",
+            RxError::Dropped(DropReason::BadSequence { .. }) => "bad_sequence",
+            RxError::Dropped(DropReason::BadUnitSize { .. }) => "bad_unit_size",
+            RxError::Dropped(DropReason::TooLong { .. }) => "too_long",
+            RxError::Dropped(DropReason::ContextsFull { .. }) => "contexts_full",
+            RxError::Integrity { .. } => "mic_errors",
+        }
+    }
+}
+
 /// One problem, at the index of the frame (or serial chunk) where it showed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("frame {frame}: {error}")]
@@ -216,9 +233,9 @@ fn frame_counts(before: &ReassemblyStats, after: &ReassemblyStats, delivered: us
         d(after.restarted, before.restarted),
         d(after.too_long, before.too_long),
         d(after.contexts_full, before.contexts_full),
-        count(|e| matches!(e, RxError::Binding(MctpError::Smbus(SmbusError::BadPec { .. })))),
-        count(|e| matches!(e, RxError::Binding(_)) && !matches!(e, RxError::Binding(MctpError::Smbus(SmbusError::BadPec { .. })))),
-        count(|e| matches!(e, RxError::Integrity { .. })),
+        count(|e| e.counter() == "bad_pec"),
+        count(|e| e.counter() == "bad_smbus"),
+        count(|e| e.counter() == "mic_errors"),
         0,
     ]
 }

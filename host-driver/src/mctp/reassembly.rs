@@ -68,7 +68,7 @@ impl ReassemblyConfig {
 }
 
 /// The reassembly key: which conversation a packet belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ContextKey {
     pub src: u8,
     pub dst: u8,
