@@ -13,6 +13,7 @@
 
 use crate::mctp_rx::{RxCounters, HW_MAX_LEN};
 use crate::testbench::{run_mctp_rx, BenchError, MctpRxRun, Traffic};
+use offload_driver::mctp::rx_block::DropRecord;
 use offload_driver::mctp::header::Header;
 use offload_driver::mctp::reassembly::DEFAULT_TIMEOUT;
 use offload_driver::mctp::{
@@ -167,6 +168,31 @@ pub struct RxExpected {
     /// Delivered messages (MIC stripped with `mic`), in order.
     pub messages: Vec<Message>,
     pub counters: RxCounters,
+    /// The drops the block records, in order.
+    pub drops: Vec<RxDrop>,
+}
+
+/// One drop the block records: the software's problem, or an oversize frame (the block's own).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RxDrop {
+    Problem(offload_driver::mctp::RxError),
+    Oversize,
+}
+
+/// Checks the drop records a run collected against the software's drops, one by one.
+pub fn check_drops(got: &[DropRecord], want: &[RxDrop]) -> Result<(), String> {
+    for (k, (g, w)) in got.iter().zip(want).enumerate() {
+        let r = match w {
+            RxDrop::Problem(e) => g.check(e).map_err(|m| format!("{m} (software: {e})")),
+            RxDrop::Oversize if g.reason() == Some("oversize") => Ok(()),
+            RxDrop::Oversize => Err(format!("{:?} where the frame was oversize", g.reason())),
+        };
+        r.map_err(|m| format!("drop {k}: {m}; the block's record: {g}"))?;
+    }
+    if got.len() != want.len() {
+        return Err(format!("{} drops recorded, the software {}", got.len(), want.len()));
+    }
+    Ok(())
 }
 
 /// True for a frame the block drops before reassembly because of its packet limit (a raw
@@ -185,6 +211,19 @@ pub fn rx_reference(setup: &RxSetup, frames: &[Vec<u8>]) -> RxExpected {
     );
     let kept: Vec<&Vec<u8>> = frames.iter().filter(|f| !rx_oversize(setup, f)).collect();
     let rep = receive(&setup.request(), &kept).expect("valid receive config");
+    let mut problems = rep.problems.iter().peekable();
+    let mut drops = Vec::new();
+    let mut k = 0;
+    for f in frames {
+        if rx_oversize(setup, f) {
+            drops.push(RxDrop::Oversize);
+            continue;
+        }
+        while let Some(p) = problems.next_if(|p| p.frame == k) {
+            drops.push(RxDrop::Problem(p.error.clone()));
+        }
+        k += 1;
+    }
     let mut counters = rep.counters();
     // `oversize` is the block's own: the software has no packet limit.
     let oversize = RX_COUNTERS.iter().position(|n| *n == "oversize").expect("an RX counter");
@@ -193,6 +232,7 @@ pub fn rx_reference(setup: &RxSetup, frames: &[Vec<u8>]) -> RxExpected {
     RxExpected {
         messages: rep.messages,
         counters: c,
+        drops,
     }
 }
 

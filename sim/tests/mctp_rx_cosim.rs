@@ -4,13 +4,15 @@
 //! SMBus/raw, MIC on/off, strict/lenient unit rules and message limits, random idle cycles and
 //! back-pressure; corrupted traffic (bit flips, lost, duplicated, reordered, truncated and
 //! re-framed packets, foreign frames) rejected exactly as the software rejects it. Delivered
-//! messages byte for byte with their header fields, every drop counter equal. The traffic and
+//! messages byte for byte with their header fields, every drop counter equal, and every drop's
+//! record (the header found, the context's expected sequence number, the lengths) as the
+//! software words the drop. The traffic and
 //! the reference come from `offload_hdl::test_support`, the same the block's rust-hdl tests use.
 //! Fails (does not skip) without Verilator.
 
 use offload_driver::mctp::{transmit, SmbusAddresses};
 use offload_hdl::mctp_rx::COUNTERS;
-use offload_hdl::test_support::{random_rx_frames, random_tx_request, rx_reference, RxSetup};
+use offload_hdl::test_support::{check_drops, random_rx_frames, random_tx_request, rx_reference, RxSetup};
 use offload_sim::mctp::{run_mctp_rx, MctpRxRun};
 use offload_sim::{model_info, with_trace_on_failure, SimError, Traffic};
 use rand::{Rng, SeedableRng};
@@ -55,6 +57,7 @@ fn check(
                 .collect();
             return Err(SimError::Failed(format!("{label}: counters differ: {}", diff.join(", "))));
         }
+        check_drops(&run.drops, &want.drops).map_err(|e| SimError::Failed(format!("{label}: {e}")))?;
         Ok(run)
     })
     .unwrap_or_else(|e| panic!("{e}"))

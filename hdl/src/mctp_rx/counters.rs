@@ -67,14 +67,19 @@ macro_rules! counter_bundles {
         /// frame stage's verdict (`top_w8` at stop 58, seed 1: MCTP RX's `dl_diff` → the
         /// delivery verdict → `messages`' enable across the die, 124.13 MHz). MPA RX's and
         /// MCTP TX's counters count from registered pulses for the same reason.
-        #[derive(LogicBlock, Default)]
+        #[derive(LogicBlock)]
         pub struct CounterBank {
             pub clock: Signal<In, Clock>,
             /// Synchronous, active high: every counter to zero.
             pub reset: Signal<In, Bit>,
             pub bump: MctpRxBumps,
             pub counters: MctpRxCounters,
+            /// The registered pulses, bit `i` counter `i` of the list: they reach the drop
+            /// record ([`super::drops::DropRecord`]) in the clock its counter is enabled.
+            pub late: Signal<Out, Bits<12>>,
             pulses: BumpRegs,
+            late_v: Signal<Local, Bits<12>>,
+            c_top: Constant<Bits<12>>,
             $($n: DFF<Bits<32>>,)*
         }
 
@@ -84,6 +89,16 @@ macro_rules! counter_bundles {
                 dff_setup!(self, clock, $($n),*);
                 clock!(self, clock, pulses);
                 self.pulses.reset.next = self.reset.val();
+                // Each pulse enters at the top and moves down a bit per counter after it: the
+                // list's first ends in bit 0.
+                self.late_v.next = 0.into();
+                $(
+                    self.late_v.next = self.late_v.val() >> 1;
+                    if self.pulses.late.$n.val() {
+                        self.late_v.next = self.late_v.val() | self.c_top.val();
+                    }
+                )*
+                self.late.next = self.late_v.val();
                 $(
                     self.pulses.bump.$n.next = self.bump.$n.val();
                     self.counters.$n.next = self.$n.q.val();
@@ -94,6 +109,22 @@ macro_rules! counter_bundles {
                         self.$n.d.next = 0.into();
                     }
                 )*
+            }
+        }
+
+        impl Default for CounterBank {
+            fn default() -> Self {
+                CounterBank {
+                    clock: Default::default(),
+                    reset: Default::default(),
+                    bump: Default::default(),
+                    counters: Default::default(),
+                    late: Default::default(),
+                    pulses: Default::default(),
+                    late_v: Default::default(),
+                    c_top: Constant::new((1u64 << 11).into()),
+                    $($n: Default::default(),)*
+                }
             }
         }
 
@@ -126,7 +157,7 @@ macro_rules! counter_bundles {
                 [
                     reset, cfg.smbus, cfg.mic, cfg.strict, cfg.max_len, s.tdata, s.tkeep, s.tvalid, s.tlast,
                     s.tready, m.tdata, m.tkeep, m.tvalid, m.tlast, m.tready, m_src_eid, m_dst_eid, m_tag, m_to,
-                    $(counters.$n),*
+                    $(counters.$n),*, drop, drop_context, drop_length
                 ]
             )
         }

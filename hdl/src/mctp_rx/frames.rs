@@ -109,6 +109,17 @@ pub struct FrameStage<const D: usize, const K: usize> {
     /// The context's key, for the decoder's key match a clock ahead (layout in
     /// [`super::decode`]).
     pub ctx_key: Signal<Out, Bits<20>>,
+    /// The judging clock (`endc`) and what the drop record ([`super::drops::DropRecord`])
+    /// keeps of it, all from registers but the message's length: the packet's header octets
+    /// 1–3, whether a context is open, its last sequence number and unit (payload octets), the
+    /// packet's payload octets and the message's octets with it.
+    pub judging: Signal<Out, Bit>,
+    pub j_header: Signal<Out, Bits<24>>,
+    pub j_open: Signal<Out, Bit>,
+    pub j_last_seq: Signal<Out, Bits<2>>,
+    pub j_unit: Signal<Out, Bits<9>>,
+    pub j_plen: Signal<Out, Bits<16>>,
+    pub j_mlen: Signal<Out, Bits<13>>,
     // Ingest.
     in_frame: DFF<Bit>,
     endc: DFF<Bit>,
@@ -435,6 +446,13 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             desc: Default::default(),
             bump: Default::default(),
             ctx_key: Default::default(),
+            judging: Default::default(),
+            j_header: Default::default(),
+            j_open: Default::default(),
+            j_last_seq: Default::default(),
+            j_unit: Default::default(),
+            j_plen: Default::default(),
+            j_mlen: Default::default(),
             k_age0: Default::default(),
             k_age1: Default::default(),
             in_frame: Default::default(),
@@ -1105,6 +1123,13 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.desc_l.next = self.desc_l.val() | self.c_desc_to.val();
         }
         self.desc.next = self.dl_desc.q.val();
+        self.judging.next = self.endc.q.val();
+        self.j_header.next = self.mh_r.q.val().get_bits::<24>(8);
+        self.j_open.next = self.ctx_open.q.val();
+        self.j_last_seq.next = self.last_seq.q.val();
+        self.j_unit.next = self.unit_f.q.val().get_bits::<9>(0) - self.hov_r.q.val().get_bits::<9>(0);
+        self.j_plen.next = self.plen.val();
+        self.j_mlen.next = self.j_len.val().get_bits::<13>(0);
 
         self.deliver.next = false;
         self.push.next = self.push_r.q.val();

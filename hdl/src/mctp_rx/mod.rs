@@ -20,6 +20,9 @@
 //!   `bad_unit_size`, `restarted`, `too_long`, `contexts_full` (the software's
 //!   `ReassemblyStats`), `bad_pec`, `bad_smbus` (its SMBus binding errors), `mic_errors` (its
 //!   integrity errors) and `oversize` (raw frames over 260 octets, a hardware limit).
+//! - `drop`, `drop_context`, `drop_length`: the last drop as the block judged it (the header
+//!   found, the context held, what it expected, the lengths), the `MCTP_RX_DROP*` registers'
+//!   words ([`drops`]); a register each, loaded two clocks after the frame's judging clock.
 //!
 //! Written once, in `#[hdl_gen]`: [`decode::BeatDecoder`] (each beat's frame position, header
 //! octets, payload lanes and PEC, worked out as the input accepts it) and an [`AxisSkidPreload`] in
@@ -27,7 +30,7 @@
 //! judging, the reassembly context, memory writes; the datapath is described there),
 //! [`reader::ReaderStage`] (the descriptor queue and the output) with an
 //! [`AxisStageSkidPreload`] behind it (so `m_tready` ends at its registers),
-//! [`counters::CounterBank`],
+//! [`counters::CounterBank`], [`drops::DropRecord`],
 //! and the message memory in two rust-hdl `RAM`s — the 8192-octet ring (`2^RA` words of `K`
 //! octets) and the 256-octet slot — with one write and one registered read port each, so
 //! synthesis maps them to block RAM. The CRC-32C (MIC) and CRC-8 (PEC) networks are
@@ -36,6 +39,7 @@
 pub mod counters;
 pub mod crc_regs;
 pub mod decode;
+pub mod drops;
 pub mod frames;
 pub mod queue;
 pub mod reader;
@@ -45,6 +49,7 @@ pub use counters::{hdl_model, MctpRxCounters, MctpRxCountersSink, RxCounters};
 use crate::axis::{AxisSink, AxisSkidPreload, AxisSource, AxisStageSkidPreload};
 use counters::{CounterBank, MctpRxBumpsSource};
 use decode::{BeatDecoder, INFO_BITS};
+use drops::DropRecord;
 use frames::FrameStage;
 use offload_driver::mctp::HEADER_LEN;
 use reader::ReaderStage;
@@ -122,6 +127,11 @@ pub struct MctpRx<const D: usize, const K: usize, const RA: usize> {
     pub m_tag: Signal<Out, Bits<3>>,
     pub m_to: Signal<Out, Bit>,
     pub counters: MctpRxCounters,
+    /// The last drop, as the `MCTP_RX_DROP`, `MCTP_RX_DROP_CONTEXT` and `MCTP_RX_DROP_LENGTH`
+    /// registers hold it ([`drops`]).
+    pub drop: Signal<Out, Bits<32>>,
+    pub drop_context: Signal<Out, Bits<32>>,
+    pub drop_length: Signal<Out, Bits<32>>,
     decode: BeatDecoder<D, K>,
     skid: AxisSkidPreload<D, K, INFO_BITS>,
     frames: FrameStage<D, K>,
@@ -138,6 +148,7 @@ pub struct MctpRx<const D: usize, const K: usize, const RA: usize> {
     out_user: Signal<Local, Bits<20>>,
     c_to_bit: Constant<Bits<20>>,
     bank: CounterBank,
+    drops: DropRecord,
     /// The static configuration, registered where the block reads it: in `OffloadTop` it comes
     /// from the register block's registers across the die, and `cfg_smbus` fed the decoder's
     /// lanes and header octets combinationally (`top_w8`'s seed 2 at 69594a1: the register
@@ -176,6 +187,10 @@ impl<const D: usize, const K: usize, const RA: usize> Default for MctpRx<D, K, R
             out_user: Default::default(),
             c_to_bit: Constant::new((1u64 << 19).into()),
             bank: Default::default(),
+            drops: Default::default(),
+            drop: Default::default(),
+            drop_context: Default::default(),
+            drop_length: Default::default(),
             cfg_smbus_q: Default::default(),
             cfg_mic_q: Default::default(),
             cfg_strict_q: Default::default(),
@@ -189,7 +204,7 @@ impl<const D: usize, const K: usize, const RA: usize> Default for MctpRx<D, K, R
 impl<const D: usize, const K: usize, const RA: usize> Logic for MctpRx<D, K, RA> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, decode, skid, frames, reader, out, bank);
+        clock!(self, clock, decode, skid, frames, reader, out, bank, drops);
         dff_setup!(self, clock, cfg_smbus_q, cfg_mic_q, cfg_strict_q, cfg_max_len_q);
         self.cfg_smbus_q.d.next = self.cfg.smbus.val();
         self.cfg_mic_q.d.next = self.cfg.mic.val();
@@ -201,6 +216,7 @@ impl<const D: usize, const K: usize, const RA: usize> Logic for MctpRx<D, K, RA>
         self.reader.reset.next = self.reset.val();
         self.out.reset.next = self.reset.val();
         self.bank.reset.next = self.reset.val();
+        self.drops.reset.next = self.reset.val();
         // Input port → beat decoder → skid buffer → frame stage → memory → reader → skid
         // buffer → output port.
         AxisSink::<D, K>::link(&mut self.s, &mut self.decode.s);
@@ -251,6 +267,18 @@ impl<const D: usize, const K: usize, const RA: usize> Logic for MctpRx<D, K, RA>
         self.m_to.next = self.out.m_user.val().get_bit(19);
         MctpRxBumpsSource::join(&mut self.frames.bump, &mut self.bank.bump);
         MctpRxCounters::link(&mut self.counters, &mut self.bank.counters);
+        self.drops.judging.next = self.frames.judging.val();
+        self.drops.header.next = self.frames.j_header.val();
+        self.drops.open.next = self.frames.j_open.val();
+        self.drops.last_seq.next = self.frames.j_last_seq.val();
+        self.drops.unit.next = self.frames.j_unit.val();
+        self.drops.plen.next = self.frames.j_plen.val();
+        self.drops.mlen.next = self.frames.j_mlen.val();
+        self.drops.key.next = self.frames.ctx_key.val();
+        self.drops.late.next = self.bank.late.val();
+        self.drop.next = self.drops.drop.val();
+        self.drop_context.next = self.drops.drop_context.val();
+        self.drop_length.next = self.drops.drop_length.val();
     }
 }
 

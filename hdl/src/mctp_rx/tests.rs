@@ -13,7 +13,7 @@ use offload_driver::mctp::{transmit, SmbusAddresses, TxConfig, TxRequest};
 use rand::{Rng, SeedableRng};
 
 /// Runs rust-hdl's simulation and compares with the software: messages with their fields,
-/// byte-exact and in order, and every counter. Returns the run and its counters by name.
+/// byte-exact and in order, every counter, and every drop's record. Returns the run and its counters by name.
 fn check(w: usize, setup: &RxSetup, frames: &[Vec<u8>], traffic: &Traffic, what: &str) -> (MctpRxRun, RxCounters) {
     let run = run_rx_hdl(w, setup, frames, traffic).unwrap_or_else(|e| panic!("{what}: W={w}: {e}"));
     let want = rx_reference(setup, frames);
@@ -24,6 +24,7 @@ fn check(w: usize, setup: &RxSetup, frames: &[Vec<u8>], traffic: &Traffic, what:
     assert_eq!(run.messages.len(), want.messages.len(), "{what}: W={w}: message count");
     let got = RxCounters::from_array(run.counters);
     assert_eq!(got, want.counters, "{what}: W={w}: counters (got left, software right)");
+    crate::test_support::check_drops(&run.drops, &want.drops).unwrap_or_else(|e| panic!("{what}: W={w}: {e}"));
     (run, got)
 }
 
@@ -454,7 +455,7 @@ fn a_reset_mid_message_empties_every_stage() {
             let mut bench = MctpRxBench::new(m, &cfg).unwrap();
             assert_eq!(bench.counters(), [0; 12], "W={w}, cut after {stop} beats: counters after the reset");
             let new = [mic_message(&mut rng, 300, 3, false), mic_message(&mut rng, 20, 4, false)].concat();
-            let (got, _) = bench.run(&new, &Traffic::random(0.1, 0.2, stop as u64)).unwrap();
+            let (got, _, _) = bench.run(&new, &Traffic::random(0.1, 0.2, stop as u64)).unwrap();
             let want = rx_reference(&setup, &new);
             assert_eq!(RxCounters::from_array(bench.counters()), want.counters, "W={w}, cut after {stop} beats");
             assert_eq!(got, want.messages, "W={w}, cut after {stop} beats: messages after the reset");

@@ -190,6 +190,9 @@ impl<
         self.mctp_rx_m_to.next = self.mctp_rx.m_to.val();
         MctpRxConfig::join(&mut self.mctp_rx.cfg, &mut self.regs.mctp_rx_cfg);
         MctpRxCounters::join(&mut self.mctp_rx.counters, &mut self.regs.mctp_rx_counters);
+        self.regs.mctp_rx_drop.next = self.mctp_rx.drop.val();
+        self.regs.mctp_rx_drop_context.next = self.mctp_rx.drop_context.val();
+        self.regs.mctp_rx_drop_length.next = self.mctp_rx.drop_length.val();
         AxisSink::<RD, RK>::link(&mut self.mpa_rx_s, &mut self.mpa_rx.s);
         AxisSource::<RD, RK>::link(&mut self.mpa_rx_m, &mut self.mpa_rx.m);
         self.mpa_rx_m_tuser.next = self.mpa_rx.m_tuser.val();

@@ -106,9 +106,12 @@ const MPA_RX_RO: [&str; 9] = [
     "MPA_RX_BAD_LENGTH",
 ];
 
+/// The MCTP RX block's drop record, in map order (`a_mctp_rx_drop` is indexed by it).
+const MCTP_RX_DROP_RO: [&str; 3] = ["MCTP_RX_DROP", "MCTP_RX_DROP_CONTEXT", "MCTP_RX_DROP_LENGTH"];
+
 /// Elaboration checks: the map and this block agree on what is decoded and where fields sit.
 fn check_map() {
-    let mut decoded: Vec<&str> = RW_NAMES.iter().chain(&RO_NAMES).chain(&RO_NAMES_2).chain(&MPA_RX_RO).copied().collect();
+    let mut decoded: Vec<&str> = RW_NAMES.iter().chain(&RO_NAMES).chain(&RO_NAMES_2).chain(&MPA_RX_RO).chain(&MCTP_RX_DROP_RO).copied().collect();
     decoded.extend(MCTP_RX_COUNTERS);
     let mut in_map: Vec<&str> = MAP.iter().map(|r| r.name).collect();
     decoded.sort_unstable();
@@ -167,6 +170,10 @@ pub struct RegBlock {
     pub mctp_tap: StreamTap,
     pub mctp_rx_cfg: MctpRxConfigSource,
     pub mctp_rx_counters: MctpRxCountersSink,
+    /// The MCTP RX block's drop record (its `drop*` ports), read as they are.
+    pub mctp_rx_drop: Signal<In, Bits<32>>,
+    pub mctp_rx_drop_context: Signal<In, Bits<32>>,
+    pub mctp_rx_drop_length: Signal<In, Bits<32>>,
     pub mctp_rx_tap: StreamTap,
     pub mpa_rx_cfg: MpaRxConfigSource,
     pub mpa_rx_status: MpaRxStatusSink,
@@ -294,6 +301,8 @@ pub struct RegBlock {
     a_mpa_rx_offset: Constant<Bits<64>>,
     /// The MPA RX status and counter words, in `MPA_RX_RO` order.
     a_mpa_rx: [Constant<Bits<64>>; 9],
+    /// The MCTP RX drop record's words, in `MCTP_RX_DROP_RO` order.
+    a_mctp_rx_drop: [Constant<Bits<64>>; 3],
 }
 
 impl RegBlock {
@@ -329,6 +338,9 @@ impl RegBlock {
             mctp_tap: Default::default(),
             mctp_rx_cfg: Default::default(),
             mctp_rx_counters: Default::default(),
+            mctp_rx_drop: Default::default(),
+            mctp_rx_drop_context: Default::default(),
+            mctp_rx_drop_length: Default::default(),
             mctp_rx_tap: Default::default(),
             mpa_rx_cfg: Default::default(),
             mpa_rx_status: Default::default(),
@@ -438,6 +450,7 @@ impl RegBlock {
             a_mpa_rx_mulpdu: word("MPA_RX_MULPDU"),
             a_mpa_rx_offset: word("MPA_RX_OFFSET"),
             a_mpa_rx: std::array::from_fn(|i| word(MPA_RX_RO[i])),
+            a_mctp_rx_drop: std::array::from_fn(|i| word(MCTP_RX_DROP_RO[i])),
         }
     }
 }
@@ -723,6 +736,16 @@ impl Logic for RegBlock {
         if (self.rd_hot.q.val() & self.a_mpa_rx[8].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_counters.bad_length.val();
         }
+        // The MCTP RX drop record (MCTP_RX_DROP_RO order).
+        if (self.rd_hot.q.val() & self.a_mctp_rx_drop[0].val()) != 0 {
+            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_drop.val();
+        }
+        if (self.rd_hot.q.val() & self.a_mctp_rx_drop[1].val()) != 0 {
+            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_drop_context.val();
+        }
+        if (self.rd_hot.q.val() & self.a_mctp_rx_drop[2].val()) != 0 {
+            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_drop_length.val();
+        }
         if self.rd_p.q.val() {
             self.rd_data.d.next = self.rd_mux.val();
         }
@@ -882,6 +905,7 @@ pub fn hdl_model(mpa_width: usize, mctp_width: usize) -> Result<crate::testbench
             mctp_rx_counters.bad_sequence, mctp_rx_counters.bad_unit_size, mctp_rx_counters.restarted,
             mctp_rx_counters.too_long, mctp_rx_counters.contexts_full, mctp_rx_counters.bad_pec,
             mctp_rx_counters.bad_smbus, mctp_rx_counters.mic_errors, mctp_rx_counters.oversize,
+            mctp_rx_drop, mctp_rx_drop_context, mctp_rx_drop_length,
             mctp_rx_tap.tvalid, mctp_rx_tap.tready, mctp_rx_tap.tlast,
             mpa_rx_cfg.markers, mpa_rx_cfg.crc, mpa_rx_cfg.mulpdu, mpa_rx_cfg.offset,
             mpa_rx_status.error, mpa_rx_status.offset, mpa_rx_status.found, mpa_rx_status.expected,
