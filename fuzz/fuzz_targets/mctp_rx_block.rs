@@ -1,6 +1,7 @@
 //! The MCTP RX block's rust-hdl simulation (the one `#[hdl_gen]` description whose Verilog is
 //! shipped) against the software receiver with one context: any frames, any setup, any width,
-//! random gaps and back-pressure — the same messages in the same order and the same counters,
+//! random gaps and back-pressure — the same messages in the same order, the same counters and
+//! drop records that say what the software says of each drop,
 //! and no hang. The input either is the frames (length-prefixed) or seeds the shared traffic
 //! generator (its interleavings and corruptions), chosen by the first octet. Input is capped
 //! at 2 KiB: rust-hdl simulates ~10^4 clocks per second.
@@ -44,4 +45,5 @@ fuzz_target!(|data: &[u8]| {
     let want = rx_reference(&setup, &frames);
     assert_eq!(run.messages, want.messages, "W={w} {setup:?}");
     assert_eq!(offload_hdl::mctp_rx::RxCounters::from_array(run.counters), want.counters, "W={w} {setup:?}");
+    offload_hdl::test_support::check_drops(&run.drops, &want.drops).unwrap_or_else(|e| panic!("W={w} {setup:?}: {e}"));
 });
