@@ -560,11 +560,12 @@ fn board_core_receive_paths_over_frontpanel() {
 /// The MCTP RX path of the top: per width, random setups configured over the bus (binding,
 /// MIC, unit rules, limit), random packet streams (interleaved and corrupted ones included)
 /// through `mctp_rx_s` with gaps and back-pressure; the delivered messages with their header
-/// fields and all twelve RX counters read over the bus equal the software receiver's.
+/// fields and all twelve RX counters read over the bus equal the software receiver's, and so
+/// does the drop record (`MCTP_RX_DROP*`) of each round's last drop.
 #[test]
 fn mctp_rx_through_the_top() {
     use offload_driver::registers::MctpRxConfig;
-    use offload_hdl::test_support::{random_rx_frames, rx_reference, RxSetup};
+    use offload_hdl::test_support::{check_drops, random_rx_frames, rx_reference, RxSetup};
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x7278);
     for (name, _) in TOPS {
         let mut regs = open(name);
@@ -600,6 +601,16 @@ fn mctp_rx_through_the_top() {
                 "{name} round {round}: RX counters ({setup:?})"
             );
             assert_eq!(c.mctp_rx_frames_in, frames.len() as u32);
+            // The drop record over the bus: the round's last drop (the configuration's reset
+            // cleared it), its toggle flipped once per drop.
+            let d = regs.mctp_rx_drop().unwrap();
+            match want.drops.last() {
+                None => assert_eq!(d.reason(), None, "{name} round {round}: {d}"),
+                Some(last) => {
+                    check_drops(&[d], std::slice::from_ref(last)).unwrap_or_else(|e| panic!("{name} round {round}: {e}"));
+                    assert_eq!(d.toggle, want.drops.len() % 2 == 1, "{name} round {round}: {} drops, {d}", want.drops.len());
+                }
+            }
             delivered += got.len();
         }
         assert!(
