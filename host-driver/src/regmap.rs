@@ -198,7 +198,7 @@ pub const MAP: &[Register] = &[
     ro("MPA_RX_BAD_LENGTH", MPA_RX_BAD_LENGTH, "bad ULPDU_Lengths (at most 1 per reset)"),
     ro("MCTP_RX_DROP", MCTP_RX_DROP, "the last drop: [3:0] its counter's place in MCTP_RX_COUNTERS (0: none since reset); [5:4] the sequence number the context expected; 6: a context was open; 7: toggles with every drop; [15:8] [23:16] [31:24] the packet's header octets 1-3 (destination EID, source EID, flags) as found"),
     ro("MCTP_RX_DROP_CONTEXT", MCTP_RX_DROP_CONTEXT, "the open context at the last drop: [7:0] destination EID; [15:8] source EID; [18:16] tag; 19: TO; [28:20] its transmission unit (first packet's payload octets)"),
-    ro("MCTP_RX_DROP_LENGTH", MCTP_RX_DROP_LENGTH, "the last drop's lengths: [15:0] the packet's payload octets; [28:16] the message's octets with it"),
+    ro("MCTP_RX_DROP_LENGTH", MCTP_RX_DROP_LENGTH, "the last drop's lengths: [8:0] the packet's payload octets (mod 512: a packet the block takes has at most 256); [28:16] the message's octets with it"),
 ];
 
 /// The register at `offset`, if mapped.

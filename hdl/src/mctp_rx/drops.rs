@@ -4,12 +4,16 @@
 //! the host driver words a drop from what the block saw: the header it found, the context it
 //! held and what that context expected.
 //!
-//! Off the frame stage's paths: in the judging clock the frame's state is copied (enabled by
-//! the judging register alone, its data from registers), and in the next clock the counter
-//! bank's registered pulses say whether the frame was dropped and why; a MIC error, found a
-//! clock after its judging clock, is recorded a clock later still, from the same copy (the
-//! next frame is judged two clocks after a judging clock at the earliest, so the copy still
-//! holds it). `restarted` is not recorded: it comes with the verdict on the same start packet.
+//! Off the frame stage's paths: in the judging clock what the frame stage reloads with the next
+//! frame (its header, the packet's lengths, whether a context is open) is copied, enabled by
+//! the judging register alone, and in the next clock the counter bank's registered pulses say
+//! whether the frame was dropped and why. A MIC error, found a clock after its judging clock,
+//! is recorded a clock later still, from the same copy: the next frame is judged two clocks
+//! after a judging clock at the earliest, so the copy still holds it. The context's key, last
+//! sequence number and unit are read as they stand when the record is taken: only a frame that
+//! opens or continues a context changes them, and such a frame is not dropped (a delivered
+//! message, whose MIC may fail later, leaves them too). `restarted` is not recorded: it comes
+//! with the verdict on the same start packet.
 
 use offload_driver::mctp::RX_COUNTERS;
 use rust_hdl::prelude::*;
@@ -29,7 +33,7 @@ pub struct DropRecord {
     pub open: Signal<In, Bit>,
     pub last_seq: Signal<In, Bits<2>>,
     pub unit: Signal<In, Bits<9>>,
-    pub plen: Signal<In, Bits<16>>,
+    pub plen: Signal<In, Bits<9>>,
     pub mlen: Signal<In, Bits<13>>,
     /// The counter bank's registered pulses (bit `i` counter `i`).
     pub late: Signal<In, Bits<12>>,
@@ -43,11 +47,9 @@ pub struct DropRecord {
     // The judging clock's copy.
     j_header: DFF<Bits<24>>,
     j_open: DFF<Bit>,
-    j_seq: DFF<Bits<2>>,
-    j_key: DFF<Bits<20>>,
-    j_unit: DFF<Bits<9>>,
-    j_plen: DFF<Bits<16>>,
+    j_plen: DFF<Bits<9>>,
     j_mlen: DFF<Bits<13>>,
+    seq_exp: Signal<Local, Bits<2>>,
     // The record.
     r_drop: DFF<Bits<32>>,
     r_context: DFF<Bits<32>>,
@@ -83,11 +85,9 @@ impl Default for DropRecord {
             key: Default::default(),
             j_header: Default::default(),
             j_open: Default::default(),
-            j_seq: Default::default(),
-            j_key: Default::default(),
-            j_unit: Default::default(),
             j_plen: Default::default(),
             j_mlen: Default::default(),
+            seq_exp: Default::default(),
             r_drop: Default::default(),
             r_context: Default::default(),
             r_length: Default::default(),
@@ -104,16 +104,13 @@ impl Default for DropRecord {
 impl Logic for DropRecord {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, j_header, j_open, j_seq, j_key, j_unit, j_plen, j_mlen, r_drop, r_context, r_length);
+        dff_setup!(self, clock, j_header, j_open, j_plen, j_mlen, r_drop, r_context, r_length);
         self.drop.next = self.r_drop.q.val();
         self.drop_context.next = self.r_context.q.val();
         self.drop_length.next = self.r_length.q.val();
         if self.judging.val() {
             self.j_header.d.next = self.header.val();
             self.j_open.d.next = self.open.val();
-            self.j_seq.d.next = self.last_seq.val() + 1;
-            self.j_key.d.next = self.key.val();
-            self.j_unit.d.next = self.unit.val();
             self.j_plen.d.next = self.plen.val();
             self.j_mlen.d.next = self.mlen.val();
         }
@@ -133,12 +130,13 @@ impl Logic for DropRecord {
         if (self.r_drop.q.val() & self.c_toggle.val()) == 0 {
             self.code.next = self.code.val() | self.c_toggle.val();
         }
+        self.seq_exp.next = self.last_seq.val() + 1;
         if self.hit.val() {
             self.r_drop.d.next = self.code.val()
-                | (bit_cast::<32, 2>(self.j_seq.q.val()) << 4)
+                | (bit_cast::<32, 2>(self.seq_exp.val()) << 4)
                 | (bit_cast::<32, 24>(self.j_header.q.val()) << 8);
-            self.r_context.d.next = bit_cast::<32, 20>(self.j_key.q.val()) | (bit_cast::<32, 9>(self.j_unit.q.val()) << 20);
-            self.r_length.d.next = bit_cast::<32, 16>(self.j_plen.q.val()) | (bit_cast::<32, 13>(self.j_mlen.q.val()) << 16);
+            self.r_context.d.next = bit_cast::<32, 20>(self.key.val()) | (bit_cast::<32, 9>(self.unit.val()) << 20);
+            self.r_length.d.next = bit_cast::<32, 9>(self.j_plen.q.val()) | (bit_cast::<32, 13>(self.j_mlen.q.val()) << 16);
         }
         if self.reset.val() {
             self.r_drop.d.next = 0.into();

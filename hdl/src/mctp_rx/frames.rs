@@ -118,7 +118,7 @@ pub struct FrameStage<const D: usize, const K: usize> {
     pub j_open: Signal<Out, Bit>,
     pub j_last_seq: Signal<Out, Bits<2>>,
     pub j_unit: Signal<Out, Bits<9>>,
-    pub j_plen: Signal<Out, Bits<16>>,
+    pub j_plen: Signal<Out, Bits<9>>,
     pub j_mlen: Signal<Out, Bits<13>>,
     // Ingest.
     in_frame: DFF<Bit>,
@@ -1128,7 +1128,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.j_open.next = self.ctx_open.q.val();
         self.j_last_seq.next = self.last_seq.q.val();
         self.j_unit.next = self.unit_f.q.val().get_bits::<9>(0) - self.hov_r.q.val().get_bits::<9>(0);
-        self.j_plen.next = self.plen.val();
+        self.j_plen.next = self.plen.val().get_bits::<9>(0);
         self.j_mlen.next = self.j_len.val().get_bits::<13>(0);
 
         self.deliver.next = false;

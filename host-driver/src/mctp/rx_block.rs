@@ -84,7 +84,8 @@ pub struct DropRecord {
     pub context: ContextKey,
     pub expected_seq: u8,
     pub unit: usize,
-    /// The packet's payload octets and the message's octets with it (MIC included).
+    /// The packet's payload octets (mod 512: at most 256 in a packet the block takes, longer
+    /// raw frames are `oversize`) and the message's octets with it (MIC included).
     pub payload_len: usize,
     pub message_len: usize,
 }
@@ -107,7 +108,7 @@ impl DropRecord {
             },
             expected_seq: (drop >> 4) as u8 & 3,
             unit: (context >> 20) as usize & 0x1FF,
-            payload_len: length as usize & 0xFFFF,
+            payload_len: length as usize & 0x1FF,
             message_len: (length >> 16) as usize & 0x1FFF,
         }
     }
