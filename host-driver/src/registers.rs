@@ -470,7 +470,7 @@ mod tests {
         assert_eq!(
             regs.capabilities(),
             Capabilities {
-                map_version: 2,
+                map_version: 3,
                 mpa_tx_width: 4,
                 mctp_tx_width: 4
             }
@@ -481,13 +481,16 @@ mod tests {
             OffloadRegs::open(bus),
             Err(RegisterError::NotOffload { found: 0xDEAD_BEEF })
         ));
-        // A map-1 bitstream (no MPA RX registers) is refused.
-        let mut bus = ArrayBus::new();
-        bus.regs[1] = 1 << 16 | 0x0404;
-        assert!(matches!(
-            OffloadRegs::open(bus),
-            Err(RegisterError::Version { found: 1 })
-        ));
+        // A map-1 bitstream (no MPA RX registers) and a map-2 one (no MCTP RX drop record)
+        // are refused.
+        for v in [1, 2] {
+            let mut bus = ArrayBus::new();
+            bus.regs[1] = v << 16 | 0x0404;
+            assert!(matches!(
+                OffloadRegs::open(bus),
+                Err(RegisterError::Version { found }) if found == v as u16
+            ));
+        }
     }
 
     #[test]

@@ -142,7 +142,7 @@ impl DropRecord {
             RxError::Dropped(DropReason::NoContext { seq }) => differs("sequence number", self.found_seq().into(), (*seq).into()),
             RxError::Dropped(DropReason::BadSequence { expected, found }) => differs("sequence number", self.found_seq().into(), (*found).into())
                 .or_else(|| differs("the context expecting", self.expected_seq.into(), (*expected).into()))
-                .or_else(|| differs("a context open:", self.context_open.into(), 1)),
+                .or_else(|| (!self.context_open).then(|| format!("{want}: the block had no context open, the software one"))),
             RxError::Dropped(DropReason::BadUnitSize { expected, found }) => differs("payload octets", self.payload_len, *found)
                 .or_else(|| differs("a unit of", if som { BASELINE_MTU } else { self.unit }, *expected)),
             RxError::Dropped(DropReason::TooLong { len, .. }) => differs("message octets", self.message_len, *len),
