@@ -130,6 +130,15 @@ pub const MPA_RX_BAD_LENGTH: u8 = 0xEC;
 pub const MCTP_RX_DROP: u8 = 0xF0;
 pub const MCTP_RX_DROP_CONTEXT: u8 = 0xF4;
 pub const MCTP_RX_DROP_LENGTH: u8 = 0xF8;
+/// `MCTP_RX_DROP` fields: `[3:0]` the counter's place, then these.
+pub const MCTP_RX_DROP_SEQ_SHIFT: u32 = 4;
+pub const MCTP_RX_DROP_OPEN: u32 = 1 << 6;
+pub const MCTP_RX_DROP_TOGGLE: u32 = 1 << 7;
+pub const MCTP_RX_DROP_HEADER_SHIFT: u32 = 8;
+/// `MCTP_RX_DROP_CONTEXT`: the key in `[19:0]`, the unit from here; `MCTP_RX_DROP_LENGTH`:
+/// the payload in `[8:0]`, the message's octets from here.
+pub const MCTP_RX_DROP_UNIT_SHIFT: u32 = 20;
+pub const MCTP_RX_DROP_MESSAGE_SHIFT: u32 = 16;
 /// The RX block's counters (its `ReassemblyStats`, SMBus and MIC errors, oversize frames).
 pub const MCTP_RX_COUNTERS: [&str; 12] = [
     "MCTP_RX_MESSAGES",

@@ -16,10 +16,8 @@
 //! with the verdict on the same start packet.
 
 use offload_driver::mctp::RX_COUNTERS;
+use offload_driver::regmap as map;
 use rust_hdl::prelude::*;
-
-/// `MCTP_RX_DROP`'s toggle bit.
-const TOGGLE_BIT: u64 = 1 << 7;
 
 /// The drop record (see the module doc).
 #[derive(LogicBlock)]
@@ -68,6 +66,13 @@ impl Default for DropRecord {
     fn default() -> Self {
         assert_eq!(RX_COUNTERS.len(), 12, "the record's place field and pulse vector hold 12 counters");
         let recorded = |i: usize| !matches!(RX_COUNTERS[i], "messages" | "restarted");
+        // The field positions `update` writes as literals: the map's (one layout, the driver
+        // decodes it from the same constants).
+        assert_eq!(
+            (map::MCTP_RX_DROP_SEQ_SHIFT, map::MCTP_RX_DROP_HEADER_SHIFT, map::MCTP_RX_DROP_UNIT_SHIFT, map::MCTP_RX_DROP_MESSAGE_SHIFT),
+            (4, 8, 20, 16),
+            "MCTP_RX_DROP* layout changed"
+        );
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -95,8 +100,8 @@ impl Default for DropRecord {
             hit: Default::default(),
             c_recorded: std::array::from_fn(|i| Constant::new((if recorded(i) { 1u64 << i } else { 0 }).into())),
             c_place: std::array::from_fn(|i| Constant::new((i as u64).into())),
-            c_toggle: Constant::new(TOGGLE_BIT.into()),
-            c_open: Constant::new((1u64 << 6).into()),
+            c_toggle: Constant::new((map::MCTP_RX_DROP_TOGGLE as u64).into()),
+            c_open: Constant::new((map::MCTP_RX_DROP_OPEN as u64).into()),
         }
     }
 }

@@ -93,23 +93,25 @@ pub struct DropRecord {
 impl DropRecord {
     /// Decodes the three registers, in address order.
     pub fn from_words([drop, context, length]: [u32; 3]) -> DropRecord {
+        use crate::regmap::*;
+        let header = drop >> MCTP_RX_DROP_HEADER_SHIFT;
         DropRecord {
             counter: (drop & 0xF) as usize,
-            toggle: drop & 1 << 7 != 0,
-            found_dst: (drop >> 8) as u8,
-            found_src: (drop >> 16) as u8,
-            found_flags: (drop >> 24) as u8,
-            context_open: drop & 1 << 6 != 0,
+            toggle: drop & MCTP_RX_DROP_TOGGLE != 0,
+            found_dst: header as u8,
+            found_src: (header >> 8) as u8,
+            found_flags: (header >> 16) as u8,
+            context_open: drop & MCTP_RX_DROP_OPEN != 0,
             context: ContextKey {
                 dst: context as u8,
                 src: (context >> 8) as u8,
                 tag: (context >> 16) as u8 & 7,
                 tag_owner: context & 1 << 19 != 0,
             },
-            expected_seq: (drop >> 4) as u8 & 3,
-            unit: (context >> 20) as usize & 0x1FF,
+            expected_seq: (drop >> MCTP_RX_DROP_SEQ_SHIFT) as u8 & 3,
+            unit: (context >> MCTP_RX_DROP_UNIT_SHIFT) as usize & 0x1FF,
             payload_len: length as usize & 0x1FF,
-            message_len: (length >> 16) as usize & 0x1FFF,
+            message_len: (length >> MCTP_RX_DROP_MESSAGE_SHIFT) as usize & 0x1FFF,
         }
     }
 
