@@ -37,23 +37,27 @@
 //!    packet with the software's rules in the software's order (oversize, SMBus, PEC, header,
 //!    reassembly), writes the window's partial word, and either commits the packet (the
 //!    context keeps its write position, window and CRC) or forgets it (the next packet starts
-//!    from the last committed state, so nothing needs erasing). A completed message whose MIC
-//!    checks (the CRC-32C residue over message and MIC) gets a descriptor; one that fails is
-//!    counted and its space reused. Every check but the MIC's is made as the last beat is
+//!    from the last committed state, so nothing needs erasing). A completed message gets a
+//!    descriptor; one whose MIC fails (the CRC-32C residue over message and MIC) is counted
+//!    and gets a void one (0 octets), which the reader drops as it passes, releasing the
+//!    message's ring words or the slot in order, as NIC receive rings return an errored
+//!    descriptor's buffer. Every check but the MIC's is made as the last beat is
 //!    taken (the length compares against the baseline MTU, the unit and the limit; SMBus,
 //!    PEC, version, the open key's match, the sequence number), so the judging clock starts
 //!    from registered verdicts and only orders them. The MIC is split over two clocks: the
 //!    judging clock registers the CRC-32C register after the word still pending in the MIC
 //!    register and the last partial word (in two parts, flat GF(2) trees from registers),
-//!    and the residue compare (the parts' XOR tested for zero),
-//!    the counter and the free start follow in the next clock (the delivery clock); a beat
-//!    choosing its target in that clock sees them forwarded (the free start as the target's
-//!    last select, `slot_busy_f`, and `q_afull` for the queue). The descriptor is pushed a clock later still (`push_r`), so
-//!    the compare does not run on into the queue's flags.
+//!    and the residue compare (the parts' XOR tested for zero) follows in the next clock (the
+//!    delivery clock), where it reaches only the counters and the descriptor's length: the
+//!    free start moves past the message (or the slot is taken) whatever the verdict, so a
+//!    beat choosing its target in that clock sees them forwarded from registers (the free
+//!    start as the target's last select, `slot_busy_f`, and `q_afull` for the queue). The
+//!    descriptor is pushed a clock later still (`push_r`), so the compare does not run on
+//!    into the queue's flags.
 //!
 //! `s.tready` is chosen from registers only: the ring's room for each address a beat can write
 //! at is a flag registered a clock ahead (`okr_*`, with a word of margin), a delivery pending
-//! in that clock counts as good (a failed MIC holds a beat one clock longer), and with a
+//! in that clock counts as published (it is, good or void), and with a
 //! context open a flags beat waits for the room (and the slot) its header could need whether
 //! or not its key matches, so the key match is not in front of ready.
 //!
@@ -269,9 +273,8 @@ pub struct FrameStage<const D: usize, const K: usize> {
     d_slot: Signal<Local, Bit>,
     d_ring_som: Signal<Local, Bit>,
     d_ring_cont: Signal<Local, Bit>,
-    dl_good: Signal<Local, Bit>,
-    /// A flags beat that starts a message with no context open, in the clock a good delivery
-    /// to the ring moves the free start: `sa` and `wa` take `dl_next`.
+    /// A flags beat that starts a message with no context open, in the clock a delivery to
+    /// the ring moves the free start: `sa` and `wa` take `dl_next`.
     fwd: Signal<Local, Bit>,
     dl_bad_now: Signal<Local, Bit>,
     slot_busy_f: Signal<Local, Bit>,
@@ -407,6 +410,8 @@ pub struct FrameStage<const D: usize, const K: usize> {
     c_tgt: [Constant<Bits<32>>; K],
     c_kbit: [Constant<Bits<K>>; K],
     c_desc_slot: Constant<Bits<62>>,
+    /// Every descriptor bit but the length's ([27:15]): a void descriptor keeps the rest.
+    c_desc_void: Constant<Bits<62>>,
     c_desc_to: Constant<Bits<62>>,
     c_mic_len13: Constant<Bits<13>>,
 }
@@ -537,7 +542,6 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             d_slot: Default::default(),
             d_ring_som: Default::default(),
             d_ring_cont: Default::default(),
-            dl_good: Default::default(),
             fwd: Default::default(),
             dl_bad_now: Default::default(),
             slot_busy_f: Default::default(),
@@ -648,6 +652,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             c_tgt: std::array::from_fn(|k| Constant::new(net.zeros_after(net.unfinish(residue), K - k).into())),
             c_kbit: std::array::from_fn(|k| Constant::new(if k == 0 { 0u64 } else { 1u64 << (k - 1) }.into())),
             c_desc_slot: Constant::new(1u64.into()),
+            c_desc_void: Constant::new((((1u64 << 62) - 1) & !(0x1FFFu64 << 15)).into()),
             c_desc_to: Constant::new((1u64 << 61).into()),
             c_mic_len13: Constant::new((MIC_LEN as u64).into()),
         }
@@ -690,13 +695,13 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.d_slot.next = self.d_som.val() & self.ctx_open.q.val() & !self.d_match.val() & self.d_eom.val();
         self.d_ring_som.next = self.d_som.val() & !(self.ctx_open.q.val() & !self.d_match.val());
         self.d_ring_cont.next = !self.d_som.val() & self.d_match.val();
-        // A message delivered in the last judging clock is published in this one: a beat that
-        // chooses its target now writes at the free start as it will be. Whether the input is
-        // ready does not wait for the MIC verdict: it counts the delivery as good (a message
-        // whose MIC fails only holds a beat for the slot, or checks room further on, one clock).
+        // A message delivered in the last judging clock is published in this one, good or void
+        // (its MIC failed): a beat that chooses its target now writes at the free start as it
+        // will be, which does not depend on the MIC verdict (issue 27: the verdict → the
+        // forward → `sa`, `wa` and `ms` was MCTP RX W = 4 and 8's path on two seeds of three
+        // at stop 64).
         self.dl_bad_now.next =
             self.dl_bad.q.val() | (self.dl_chk.q.val() & ((self.dl_ds.q.val() ^ self.dl_dw.q.val()) != 0));
-        self.dl_good.next = self.dl_pend.q.val() & !self.dl_bad_now.val();
         self.slot_busy_f.next = self.slot_busy.q.val() | (self.dl_pend.q.val() & self.dl_slot.q.val());
         // Where this beat's payload goes, and the state it continues from. The window comes
         // from one of two places, worked out side by side below: the running window (`wf`,
@@ -730,7 +735,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 }
             } else {
                 // A new message with no context open starts at the free start; in the delivery
-                // clock a good delivery to the ring moves it to `dl_next`: that forward (`fwd`)
+                // clock a delivery to the ring moves it to `dl_next`: that forward (`fwd`)
                 // is the last select of `sa` and `wa` themselves, below.
                 self.e_wa_m0.next = self.ms.q.val();
                 self.e_first_m0.next = 0.into();
@@ -744,7 +749,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.fwd.next = self.flags_here.val()
             & self.d_som.val()
             & !self.ctx_open.q.val()
-            & self.dl_good.val()
+            & self.dl_pend.q.val()
             & !self.dl_slot.q.val();
         self.e_tr.next = self.t_ring.q.val();
         self.e_ts.next = self.t_slot.q.val();
@@ -771,8 +776,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         // and on the same conditions a restart always waited on, which the ring's slack beyond
         // the largest message keeps from waiting on itself. Without a context no beat matches,
         // and a start goes to the free start: after a delivery pending to the ring, room after
-        // it (`okr_dl`, never less than at the free start, so a failed MIC only makes it
-        // stricter for a clock).
+        // it (`okr_dl`).
         self.ring_ok.next = !self.t_ring.q.val() | self.okr_wa.q.val();
         if self.flags_here.val() {
             self.ring_ok.next = true;
@@ -1149,20 +1153,24 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         if self.slot_done.val() {
             self.slot_busy.d.next = false;
         }
-        // The last judging clock's delivery: published, or counted as a MIC error.
+        // The last judging clock's delivery: published, or counted as a MIC error and published
+        // void (length 0: the reader outputs nothing and releases its words or the slot as it
+        // passes). Either way the free start moves past it, or the slot is taken, so the
+        // residue compare reaches only the counters and the length field, no address.
         self.dl_pend.d.next = false;
         if self.dl_pend.q.val() {
+            self.push_r.d.next = true;
+            if self.dl_slot.q.val() {
+                self.slot_busy.d.next = true;
+            } else {
+                self.ms.d.next = self.dl_next.q.val();
+                self.okr_ms.d.next = self.okr_dl.q.val();
+            }
             if self.dl_bad_now.val() {
                 self.bump.mic_errors.next = true;
+                self.dl_desc.d.next = self.dl_desc.q.val() & self.c_desc_void.val();
             } else {
                 self.bump.messages.next = true;
-                self.push_r.d.next = true;
-                if self.dl_slot.q.val() {
-                    self.slot_busy.d.next = true;
-                } else {
-                    self.ms.d.next = self.dl_next.q.val();
-                    self.okr_ms.d.next = self.okr_dl.q.val();
-                }
             }
         }
         if self.endc.q.val() {

@@ -18,7 +18,9 @@
 //! Descriptor layout (62 bits, from [`super::frames::FrameStage`]): slot [0], start word [14:1]
 //! (ring address with its wrap bit, or slot word), octets to output [27:15], the ring word
 //! after the message and its MIC [41:28], source EID [49:42], destination EID [57:50],
-//! tag [60:58], TO [61].
+//! tag [60:58], TO [61]. A message whose MIC failed has a void descriptor, 0 octets to output
+//! (a delivered message has at least one): it is read as one fetch that outputs nothing and
+//! releases the message's ring words, or the slot, as a message's last word does.
 
 use super::queue::DescQueue;
 use crate::axis::AxisSource;
@@ -268,7 +270,9 @@ impl<const D: usize, const K: usize> Logic for ReaderStage<D, K> {
                 self.o_ring.d.next = self.ring_data.val();
                 self.rp_r.d.next = self.f_rel.q.val();
             }
-            self.o_valid.d.next = true;
+            // A void descriptor's (length 0: a message whose MIC failed) one fetch keeps no
+            // lane and goes no further: its words, or the slot, are released all the same.
+            self.o_valid.d.next = (self.f_keep.q.val() & self.c_bit[0].val()) != 0;
             self.o_slot.d.next = self.f_slot.q.val();
             self.o_keep.d.next = self.f_keep.q.val();
             self.o_last.d.next = self.f_last.q.val();
