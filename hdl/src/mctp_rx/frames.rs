@@ -157,6 +157,16 @@ pub struct FrameStage<const D: usize, const K: usize> {
     r_malf: DFF<Bit>,
     r_match: DFF<Bit>,
     r_seq_bad: DFF<Bit>,
+    /// The judging clock's outcomes, worked out with the frame's last beat from the verdicts
+    /// above as they are loaded (the judging clock's rule chain reads the same values a clock
+    /// later): the packet starts a context (`r_new`), continues it (`r_ctn`) or completes a
+    /// message (`r_dlv`). So the committed state's ~200 flip-flops and the delivery's are
+    /// enabled by a register and `endc`, not by the end of the rule chain (issue 27: `j_eom`
+    /// → the chain → `mic_c` was MCTP RX W = 8's slowest seed at stop 64, 4 levels and 5.95 ns
+    /// of routing; `r_pec_bad` → `mic_c` W = 4's at 4d25d70).
+    r_new: DFF<Bit>,
+    r_ctn: DFF<Bit>,
+    r_dlv: DFF<Bit>,
     t_ring: DFF<Bit>,
     t_slot: DFF<Bit>,
     wa: DFF<Bits<14>>,
@@ -350,7 +360,25 @@ pub struct FrameStage<const D: usize, const K: usize> {
     j_seq: Signal<Local, Bits<2>>,
     j_match: Signal<Local, Bit>,
     cont_len: Signal<Local, Bits<16>>,
-    deliver: Signal<Local, Bit>,
+    /// The last beat's verdicts (loaded into `r_*` when a last beat waits) and the outcomes
+    /// worked out from them.
+    n_som: Signal<Local, Bit>,
+    n_eom: Signal<Local, Bit>,
+    n_bad: Signal<Local, Bit>,
+    n_lt_base: Signal<Local, Bit>,
+    n_gt_maxl: Signal<Local, Bit>,
+    n_ne_unit: Signal<Local, Bit>,
+    n_gt_unit: Signal<Local, Bit>,
+    n_cont_gt: Signal<Local, Bit>,
+    n_oversize: Signal<Local, Bit>,
+    n_smb1: Signal<Local, Bit>,
+    n_pec_bad: Signal<Local, Bit>,
+    n_smb2: Signal<Local, Bit>,
+    n_malf: Signal<Local, Bit>,
+    n_match: Signal<Local, Bit>,
+    n_seq_bad: Signal<Local, Bit>,
+    /// The judging clock commits the packet (a new context or a continuation).
+    commit: Signal<Local, Bit>,
     j_len: Signal<Local, Bits<16>>,
     /// Each window after the beat (`_run`, `_com`) and the one taken: octets, fill, lanes.
     win_nx_run: Signal<Local, Bits<D>>,
@@ -477,6 +505,9 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             r_malf: Default::default(),
             r_match: Default::default(),
             r_seq_bad: Default::default(),
+            r_new: Default::default(),
+            r_ctn: Default::default(),
+            r_dlv: Default::default(),
             t_ring: Default::default(),
             t_slot: Default::default(),
             wa: Default::default(),
@@ -605,7 +636,22 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             j_seq: Default::default(),
             j_match: Default::default(),
             cont_len: Default::default(),
-            deliver: Default::default(),
+            n_som: Default::default(),
+            n_eom: Default::default(),
+            n_bad: Default::default(),
+            n_lt_base: Default::default(),
+            n_gt_maxl: Default::default(),
+            n_ne_unit: Default::default(),
+            n_gt_unit: Default::default(),
+            n_cont_gt: Default::default(),
+            n_oversize: Default::default(),
+            n_smb1: Default::default(),
+            n_pec_bad: Default::default(),
+            n_smb2: Default::default(),
+            n_malf: Default::default(),
+            n_match: Default::default(),
+            n_seq_bad: Default::default(),
+            commit: Default::default(),
             j_len: Default::default(),
             win_nx_run: Default::default(),
             wf_nx_run: Default::default(),
@@ -663,7 +709,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, k_age0, k_age1, last_seq, unit_f, clen, c_wa, c_wa_inc, c_wf, c_keep, c_end,
+            self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, r_new, r_ctn, r_dlv, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, k_age0, k_age1, last_seq, unit_f, clen, c_wa, c_wa_inc, c_wf, c_keep, c_end,
             c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, okr_sa, rp_o1, rp_o2, dl_pend, dl_bad, dl_ds, dl_dw, dl_chk, dl_slot, dl_next, dl_desc, push_r
         );
         clock!(self, clock, mic_w);
@@ -982,36 +1028,80 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         // A last beat's verdicts, loaded whenever one waits (not only when it is taken, so
         // that `s.tready` is not their enable): the last load before a judging clock is the
         // taken beat's, and only a judging clock reads them.
+        // In frame octets: `plen = flen − hov_r` wherever these are read, since a frame
+        // of at most `hov_r` octets is malformed or a bad SMBus frame, verdicts the
+        // judging clock orders first (and no frame that reaches them is over 260).
+        self.n_lt_base.next = self.i_flen.val() < self.base_f.q.val();
+        self.n_gt_maxl.next = self.i_flen.val() > self.lim_f.q.val();
+        self.n_ne_unit.next = self.i_flen.val() != self.unit_f.q.val();
+        self.n_gt_unit.next = self.i_flen.val() > self.unit_f.q.val();
+        self.n_cont_gt.next = (self.clen.q.val() + self.i_flen.val()) > self.lim_f.q.val();
+        self.n_oversize.next = !self.cfg.smbus.val() & (self.i_flen.val() > self.c_max_raw.val());
+        self.n_smb1.next = self.cfg.smbus.val()
+            & ((self.i_flen.val() < self.c_smbus_overhead.val())
+                | ((self.i_flen.val() - self.c_smbus_count_off.val())
+                    != bit_cast::<16, 8>(self.e_hdr.val().get_bits::<8>(16))));
+        self.n_pec_bad.next = self.cfg.smbus.val() & (self.info.val().get_bits::<8>(97) == 0);
+        self.n_smb2.next = self.cfg.smbus.val()
+            & ((self.e_hdr.val().get_bits::<8>(8) != self.c_command.val())
+                | self.e_hdr.val().get_bit(0)
+                | !self.e_hdr.val().get_bit(24));
+        self.n_malf.next = (self.i_flen.val() <= self.hov_r.q.val())
+            | (self.e_mh.val().get_bits::<8>(0) != self.c_version.val());
+        self.n_match.next = self.ctx_open.q.val()
+            & (self.e_mh.val().get_bits::<8>(8) == self.ctx_dst.q.val())
+            & (self.e_mh.val().get_bits::<8>(16) == self.ctx_src.q.val())
+            & (self.e_mh.val().get_bits::<3>(24) == self.ctx_tag.q.val())
+            & (((self.e_mh.val().get_bits::<8>(24) & self.c_to.val()) != 0) == self.ctx_to.q.val());
+        self.n_seq_bad.next = self.e_mh.val().get_bits::<2>(28) != self.seq_exp.val();
+        // The judging clock's outcomes, as its rule chain (below) reaches them: no early
+        // verdict; then a start opens a context (not the last packet, the unit rule and the
+        // limit kept, and no other key's context open) or completes a message (within the
+        // limit), and a continuation of the open key continues it (in sequence, the unit
+        // rule and the limit kept, not the last packet) or completes it. The context, unit,
+        // continued length and sequence number these read change only in a judging clock,
+        // and a last beat waits at least one clock after one, so they are the judging clock's.
+        self.n_som.next = (self.e_mh.val().get_bits::<8>(24) & self.c_som.val()) != 0;
+        self.n_eom.next = (self.e_mh.val().get_bits::<8>(24) & self.c_eom.val()) != 0;
+        self.n_bad.next =
+            self.n_oversize.val() | self.n_smb1.val() | self.n_pec_bad.val() | self.n_smb2.val() | self.n_malf.val();
         if self.s.tvalid.val() & self.s.tlast.val() {
             self.mh_r.d.next = self.e_mh.val();
             self.r_plen.d.next = self.i_plen.val();
             self.r_cont.d.next = self.clen.q.val() + self.i_plen.val();
-            // In frame octets: `plen = flen − hov_r` wherever these are read, since a frame
-            // of at most `hov_r` octets is malformed or a bad SMBus frame, verdicts the
-            // judging clock orders first (and no frame that reaches them is over 260).
-            self.r_lt_base.d.next = self.i_flen.val() < self.base_f.q.val();
-            self.r_gt_maxl.d.next = self.i_flen.val() > self.lim_f.q.val();
-            self.r_ne_unit.d.next = self.i_flen.val() != self.unit_f.q.val();
-            self.r_gt_unit.d.next = self.i_flen.val() > self.unit_f.q.val();
-            self.r_cont_gt.d.next = (self.clen.q.val() + self.i_flen.val()) > self.lim_f.q.val();
-            self.r_oversize.d.next = !self.cfg.smbus.val() & (self.i_flen.val() > self.c_max_raw.val());
-            self.r_smb1.d.next = self.cfg.smbus.val()
-                & ((self.i_flen.val() < self.c_smbus_overhead.val())
-                    | ((self.i_flen.val() - self.c_smbus_count_off.val())
-                        != bit_cast::<16, 8>(self.e_hdr.val().get_bits::<8>(16))));
-            self.r_pec_bad.d.next = self.cfg.smbus.val() & (self.info.val().get_bits::<8>(97) == 0);
-            self.r_smb2.d.next = self.cfg.smbus.val()
-                & ((self.e_hdr.val().get_bits::<8>(8) != self.c_command.val())
-                    | self.e_hdr.val().get_bit(0)
-                    | !self.e_hdr.val().get_bit(24));
-            self.r_malf.d.next = (self.i_flen.val() <= self.hov_r.q.val())
-                | (self.e_mh.val().get_bits::<8>(0) != self.c_version.val());
-            self.r_match.d.next = self.ctx_open.q.val()
-                & (self.e_mh.val().get_bits::<8>(8) == self.ctx_dst.q.val())
-                & (self.e_mh.val().get_bits::<8>(16) == self.ctx_src.q.val())
-                & (self.e_mh.val().get_bits::<3>(24) == self.ctx_tag.q.val())
-                & (((self.e_mh.val().get_bits::<8>(24) & self.c_to.val()) != 0) == self.ctx_to.q.val());
-            self.r_seq_bad.d.next = self.e_mh.val().get_bits::<2>(28) != self.seq_exp.val();
+            self.r_lt_base.d.next = self.n_lt_base.val();
+            self.r_gt_maxl.d.next = self.n_gt_maxl.val();
+            self.r_ne_unit.d.next = self.n_ne_unit.val();
+            self.r_gt_unit.d.next = self.n_gt_unit.val();
+            self.r_cont_gt.d.next = self.n_cont_gt.val();
+            self.r_oversize.d.next = self.n_oversize.val();
+            self.r_smb1.d.next = self.n_smb1.val();
+            self.r_pec_bad.d.next = self.n_pec_bad.val();
+            self.r_smb2.d.next = self.n_smb2.val();
+            self.r_malf.d.next = self.n_malf.val();
+            self.r_match.d.next = self.n_match.val();
+            self.r_seq_bad.d.next = self.n_seq_bad.val();
+            self.r_new.d.next = !self.n_bad.val()
+                & self.n_som.val()
+                & !self.n_eom.val()
+                & !(self.cfg.strict.val() & self.n_lt_base.val())
+                & !self.n_gt_maxl.val()
+                & !(self.ctx_open.q.val() & !self.n_match.val());
+            self.r_ctn.d.next = !self.n_bad.val()
+                & !self.n_som.val()
+                & !self.n_eom.val()
+                & self.n_match.val()
+                & !self.n_seq_bad.val()
+                & !(self.cfg.strict.val() & self.n_ne_unit.val())
+                & !self.n_cont_gt.val();
+            self.r_dlv.d.next = !self.n_bad.val()
+                & self.n_eom.val()
+                & ((self.n_som.val() & !self.n_gt_maxl.val())
+                    | (!self.n_som.val()
+                        & self.n_match.val()
+                        & !self.n_seq_bad.val()
+                        & !(self.cfg.strict.val() & self.n_gt_unit.val())
+                        & !self.n_cont_gt.val()));
         }
         if self.take.val() {
             self.in_frame.d.next = true;
@@ -1135,7 +1225,6 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.j_plen.next = self.plen.val().get_bits::<9>(0);
         self.j_mlen.next = self.j_len.val().get_bits::<13>(0);
 
-        self.deliver.next = false;
         self.push.next = self.push_r.q.val();
         self.push_r.d.next = false;
         self.bump.messages.next = false;
@@ -1205,32 +1294,12 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 } else if self.r_gt_maxl.q.val() {
                     self.bump.too_long.next = true;
                 } else if self.j_eom.val() {
-                    self.deliver.next = true;
+                    // (Delivered: `r_dlv`, below.)
                 } else if self.ctx_open.q.val() & !self.j_match.val() {
                     self.bump.contexts_full.next = true;
                 } else {
+                    // (The context's state: `r_new`, below.)
                     self.ctx_open.d.next = true;
-                    self.ms.d.next = self.sa.q.val();
-                    self.okr_ms.d.next = self.okr_sa.q.val();
-                    self.ctx_src.d.next = self.mh2.val();
-                    self.ctx_dst.d.next = self.mh1.val();
-                    self.ctx_tag.d.next = self.mh3.val().get_bits::<3>(0);
-                    self.ctx_to.d.next = (self.mh3.val() & self.c_to.val()) != 0;
-                    self.k_age0.d.next = true;
-                    self.k_age1.d.next = false;
-                    self.last_seq.d.next = self.j_seq.val();
-                    self.unit_f.d.next = self.plen.val() + self.hov_r.q.val();
-                    self.clen.d.next = self.plen.val();
-                    self.c_wa.d.next = self.wa.q.val();
-                    self.c_wa_inc.d.next = self.wa_inc.val();
-                    self.okr_cwa.d.next = self.chk_wa1.val();
-                    self.c_wf.d.next = self.wf.q.val();
-                    self.c_keep.d.next = self.wf_keep_r.q.val();
-                    self.c_end.d.next = self.j_next.val();
-                    self.okr_end.d.next = self.chk_wa2.val();
-                    self.c_win.d.next = self.win.q.val();
-                    self.mic_c.d.next = self.mic_w.fold.val();
-                    self.c_first.d.next = self.first_w.q.val();
                 }
             } else if !self.j_match.val() {
                 self.bump.no_context.next = true;
@@ -1246,32 +1315,52 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.bump.too_long.next = true;
                 self.ctx_open.d.next = false;
             } else if self.j_eom.val() {
-                self.deliver.next = true;
+                // (Delivered: `r_dlv`, below.)
                 self.ctx_open.d.next = false;
-            } else {
-                self.last_seq.d.next = self.j_seq.val();
-                self.clen.d.next = self.cont_len.val();
-                self.c_wa.d.next = self.wa.q.val();
-                self.c_wa_inc.d.next = self.wa_inc.val();
-                self.okr_cwa.d.next = self.chk_wa1.val();
-                self.c_wf.d.next = self.wf.q.val();
-                self.c_keep.d.next = self.wf_keep_r.q.val();
-                self.c_end.d.next = self.j_next.val();
-                self.okr_end.d.next = self.chk_wa2.val();
-                self.c_win.d.next = self.win.q.val();
-                self.mic_c.d.next = self.mic_w.fold.val();
             }
-            // A delivered message's MIC verdict is registered and acted on in the next clock
-            // (the MIC's last step and compare are this clock's longest path).
-            if self.deliver.val() {
-                self.dl_pend.d.next = true;
-                self.dl_bad.d.next = self.mic_bad.val();
-                self.dl_chk.d.next = self.cfg.mic.val();
-                self.dl_slot.d.next = self.t_slot.q.val();
-                self.dl_next.d.next = self.j_next.val();
-                self.okr_dl.d.next = self.chk_wa2.val();
-                self.dl_desc.d.next = self.desc_l.val();
+            // (Otherwise continued: `r_ctn`, below.)
+        }
+        // What the rule chain decided to keep, loaded under its outcome worked out with the
+        // last beat (`r_new`, `r_ctn`, `r_dlv`): the committed state, the context's fields,
+        // and a delivered message's verdict, registered and acted on in the next clock (the
+        // MIC's last step and compare are this clock's longest path).
+        self.commit.next = self.endc.q.val() & (self.r_new.q.val() | self.r_ctn.q.val());
+        if self.commit.val() {
+            self.last_seq.d.next = self.j_seq.val();
+            self.c_wa.d.next = self.wa.q.val();
+            self.c_wa_inc.d.next = self.wa_inc.val();
+            self.okr_cwa.d.next = self.chk_wa1.val();
+            self.c_wf.d.next = self.wf.q.val();
+            self.c_keep.d.next = self.wf_keep_r.q.val();
+            self.c_end.d.next = self.j_next.val();
+            self.okr_end.d.next = self.chk_wa2.val();
+            self.c_win.d.next = self.win.q.val();
+            self.mic_c.d.next = self.mic_w.fold.val();
+            self.clen.d.next = self.cont_len.val();
+            if self.r_new.q.val() {
+                self.clen.d.next = self.plen.val();
             }
+        }
+        if self.endc.q.val() & self.r_new.q.val() {
+            self.ms.d.next = self.sa.q.val();
+            self.okr_ms.d.next = self.okr_sa.q.val();
+            self.ctx_src.d.next = self.mh2.val();
+            self.ctx_dst.d.next = self.mh1.val();
+            self.ctx_tag.d.next = self.mh3.val().get_bits::<3>(0);
+            self.ctx_to.d.next = (self.mh3.val() & self.c_to.val()) != 0;
+            self.k_age0.d.next = true;
+            self.k_age1.d.next = false;
+            self.unit_f.d.next = self.plen.val() + self.hov_r.q.val();
+            self.c_first.d.next = self.first_w.q.val();
+        }
+        if self.endc.q.val() & self.r_dlv.q.val() {
+            self.dl_pend.d.next = true;
+            self.dl_bad.d.next = self.mic_bad.val();
+            self.dl_chk.d.next = self.cfg.mic.val();
+            self.dl_slot.d.next = self.t_slot.q.val();
+            self.dl_next.d.next = self.j_next.val();
+            self.okr_dl.d.next = self.chk_wa2.val();
+            self.dl_desc.d.next = self.desc_l.val();
         }
 
         if self.reset.val() {
@@ -1292,6 +1381,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.r_malf.d.next = false;
             self.r_match.d.next = false;
             self.r_seq_bad.d.next = false;
+            self.r_new.d.next = false;
+            self.r_ctn.d.next = false;
+            self.r_dlv.d.next = false;
             self.t_ring.d.next = false;
             self.t_slot.d.next = false;
             self.wa.d.next = 0.into();
