@@ -160,13 +160,17 @@ pub struct FrameStage<const D: usize, const K: usize> {
     /// The judging clock's outcomes, worked out with the frame's last beat from the verdicts
     /// above as they are loaded (the judging clock's rule chain reads the same values a clock
     /// later): the packet starts a context (`r_new`), continues it (`r_ctn`) or completes a
-    /// message (`r_dlv`). So the committed state's ~200 flip-flops and the delivery's are
+    /// message (`r_dls`, `r_dlc`), unless a length compare's early verdict (`r_lenbad`) drops it. So the committed state's ~200 flip-flops and the delivery's are
     /// enabled by a register and `endc`, not by the end of the rule chain (issue 27: `j_eom`
     /// → the chain → `mic_c` was MCTP RX W = 8's slowest seed at stop 64, 4 levels and 5.95 ns
     /// of routing; `r_pec_bad` → `mic_c` W = 4's at 4d25d70).
     r_new: DFF<Bit>,
     r_ctn: DFF<Bit>,
-    r_dlv: DFF<Bit>,
+    /// Delivered: a single-packet message (`r_dls`) or the open one's last packet (`r_dlc`).
+    r_dls: DFF<Bit>,
+    r_dlc: DFF<Bit>,
+    /// An early verdict from a length compare (oversize, SMBus byte count, malformed).
+    r_lenbad: DFF<Bit>,
     t_ring: DFF<Bit>,
     t_slot: DFF<Bit>,
     wa: DFF<Bits<14>>,
@@ -364,7 +368,12 @@ pub struct FrameStage<const D: usize, const K: usize> {
     /// worked out from them.
     n_som: Signal<Local, Bit>,
     n_eom: Signal<Local, Bit>,
-    n_bad: Signal<Local, Bit>,
+    n_ver_bad: Signal<Local, Bit>,
+    q_ok: Signal<Local, Bit>,
+    q_new: Signal<Local, Bit>,
+    q_ctn: Signal<Local, Bit>,
+    q_dls: Signal<Local, Bit>,
+    q_dlc: Signal<Local, Bit>,
     n_lt_base: Signal<Local, Bit>,
     n_gt_maxl: Signal<Local, Bit>,
     n_ne_unit: Signal<Local, Bit>,
@@ -507,7 +516,9 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             r_seq_bad: Default::default(),
             r_new: Default::default(),
             r_ctn: Default::default(),
-            r_dlv: Default::default(),
+            r_dls: Default::default(),
+            r_dlc: Default::default(),
+            r_lenbad: Default::default(),
             t_ring: Default::default(),
             t_slot: Default::default(),
             wa: Default::default(),
@@ -638,7 +649,12 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             cont_len: Default::default(),
             n_som: Default::default(),
             n_eom: Default::default(),
-            n_bad: Default::default(),
+            n_ver_bad: Default::default(),
+            q_ok: Default::default(),
+            q_new: Default::default(),
+            q_ctn: Default::default(),
+            q_dls: Default::default(),
+            q_dlc: Default::default(),
             n_lt_base: Default::default(),
             n_gt_maxl: Default::default(),
             n_ne_unit: Default::default(),
@@ -709,7 +725,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, r_new, r_ctn, r_dlv, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, k_age0, k_age1, last_seq, unit_f, clen, c_wa, c_wa_inc, c_wf, c_keep, c_end,
+            self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, r_new, r_ctn, r_dls, r_dlc, r_lenbad, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, k_age0, k_age1, last_seq, unit_f, clen, c_wa, c_wa_inc, c_wf, c_keep, c_end,
             c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, okr_sa, rp_o1, rp_o2, dl_pend, dl_bad, dl_ds, dl_dw, dl_chk, dl_slot, dl_next, dl_desc, push_r
         );
         clock!(self, clock, mic_w);
@@ -1046,8 +1062,8 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             & ((self.e_hdr.val().get_bits::<8>(8) != self.c_command.val())
                 | self.e_hdr.val().get_bit(0)
                 | !self.e_hdr.val().get_bit(24));
-        self.n_malf.next = (self.i_flen.val() <= self.hov_r.q.val())
-            | (self.e_mh.val().get_bits::<8>(0) != self.c_version.val());
+        self.n_ver_bad.next = self.e_mh.val().get_bits::<8>(0) != self.c_version.val();
+        self.n_malf.next = (self.i_flen.val() <= self.hov_r.q.val()) | self.n_ver_bad.val();
         self.n_match.next = self.ctx_open.q.val()
             & (self.e_mh.val().get_bits::<8>(8) == self.ctx_dst.q.val())
             & (self.e_mh.val().get_bits::<8>(16) == self.ctx_src.q.val())
@@ -1061,10 +1077,24 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         // rule and the limit kept, not the last packet) or completes it. The context, unit,
         // continued length and sequence number these read change only in a judging clock,
         // and a last beat waits at least one clock after one, so they are the judging clock's.
+        // Each outcome is a term of the cheap verdicts (flags, PEC, SMBus command, version,
+        // key and sequence: a few LUT levels from the skid's register) ANDed, in the one LUT
+        // in front of its register, with the length compares it needs (each a carry chain:
+        // ANDed behind the rest they made the outcome's register the block's path, 24 levels
+        // with the chains, at W = 8); the compares every outcome needs are one register
+        // (`r_lenbad`), which the judging clock ANDs in with `endc`.
         self.n_som.next = (self.e_mh.val().get_bits::<8>(24) & self.c_som.val()) != 0;
         self.n_eom.next = (self.e_mh.val().get_bits::<8>(24) & self.c_eom.val()) != 0;
-        self.n_bad.next =
-            self.n_oversize.val() | self.n_smb1.val() | self.n_pec_bad.val() | self.n_smb2.val() | self.n_malf.val();
+        self.q_ok.next = !self.n_pec_bad.val() & !self.n_smb2.val() & !self.n_ver_bad.val();
+        self.q_new.next = self.q_ok.val()
+            & self.n_som.val()
+            & !self.n_eom.val()
+            & !(self.ctx_open.q.val() & !self.n_match.val());
+        self.q_ctn.next =
+            self.q_ok.val() & !self.n_som.val() & !self.n_eom.val() & self.n_match.val() & !self.n_seq_bad.val();
+        self.q_dls.next = self.q_ok.val() & self.n_som.val() & self.n_eom.val();
+        self.q_dlc.next =
+            self.q_ok.val() & !self.n_som.val() & self.n_eom.val() & self.n_match.val() & !self.n_seq_bad.val();
         if self.s.tvalid.val() & self.s.tlast.val() {
             self.mh_r.d.next = self.e_mh.val();
             self.r_plen.d.next = self.i_plen.val();
@@ -1081,27 +1111,14 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.r_malf.d.next = self.n_malf.val();
             self.r_match.d.next = self.n_match.val();
             self.r_seq_bad.d.next = self.n_seq_bad.val();
-            self.r_new.d.next = !self.n_bad.val()
-                & self.n_som.val()
-                & !self.n_eom.val()
-                & !(self.cfg.strict.val() & self.n_lt_base.val())
-                & !self.n_gt_maxl.val()
-                & !(self.ctx_open.q.val() & !self.n_match.val());
-            self.r_ctn.d.next = !self.n_bad.val()
-                & !self.n_som.val()
-                & !self.n_eom.val()
-                & self.n_match.val()
-                & !self.n_seq_bad.val()
-                & !(self.cfg.strict.val() & self.n_ne_unit.val())
-                & !self.n_cont_gt.val();
-            self.r_dlv.d.next = !self.n_bad.val()
-                & self.n_eom.val()
-                & ((self.n_som.val() & !self.n_gt_maxl.val())
-                    | (!self.n_som.val()
-                        & self.n_match.val()
-                        & !self.n_seq_bad.val()
-                        & !(self.cfg.strict.val() & self.n_gt_unit.val())
-                        & !self.n_cont_gt.val()));
+            self.r_lenbad.d.next = self.n_oversize.val() | self.n_smb1.val() | self.n_malf.val();
+            self.r_new.d.next =
+                self.q_new.val() & !(self.cfg.strict.val() & self.n_lt_base.val()) & !self.n_gt_maxl.val();
+            self.r_ctn.d.next =
+                self.q_ctn.val() & !(self.cfg.strict.val() & self.n_ne_unit.val()) & !self.n_cont_gt.val();
+            self.r_dls.d.next = self.q_dls.val() & !self.n_gt_maxl.val();
+            self.r_dlc.d.next =
+                self.q_dlc.val() & !(self.cfg.strict.val() & self.n_gt_unit.val()) & !self.n_cont_gt.val();
         }
         if self.take.val() {
             self.in_frame.d.next = true;
@@ -1294,7 +1311,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 } else if self.r_gt_maxl.q.val() {
                     self.bump.too_long.next = true;
                 } else if self.j_eom.val() {
-                    // (Delivered: `r_dlv`, below.)
+                    // (Delivered: `r_dls`, below.)
                 } else if self.ctx_open.q.val() & !self.j_match.val() {
                     self.bump.contexts_full.next = true;
                 } else {
@@ -1315,16 +1332,16 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.bump.too_long.next = true;
                 self.ctx_open.d.next = false;
             } else if self.j_eom.val() {
-                // (Delivered: `r_dlv`, below.)
+                // (Delivered: `r_dlc`, below.)
                 self.ctx_open.d.next = false;
             }
             // (Otherwise continued: `r_ctn`, below.)
         }
         // What the rule chain decided to keep, loaded under its outcome worked out with the
-        // last beat (`r_new`, `r_ctn`, `r_dlv`): the committed state, the context's fields,
+        // last beat (`r_new`, `r_ctn`, `r_dls`/`r_dlc`, with `r_lenbad`): the committed state, the context's fields,
         // and a delivered message's verdict, registered and acted on in the next clock (the
         // MIC's last step and compare are this clock's longest path).
-        self.commit.next = self.endc.q.val() & (self.r_new.q.val() | self.r_ctn.q.val());
+        self.commit.next = self.endc.q.val() & !self.r_lenbad.q.val() & (self.r_new.q.val() | self.r_ctn.q.val());
         if self.commit.val() {
             self.last_seq.d.next = self.j_seq.val();
             self.c_wa.d.next = self.wa.q.val();
@@ -1341,7 +1358,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.clen.d.next = self.plen.val();
             }
         }
-        if self.endc.q.val() & self.r_new.q.val() {
+        if self.endc.q.val() & !self.r_lenbad.q.val() & self.r_new.q.val() {
             self.ms.d.next = self.sa.q.val();
             self.okr_ms.d.next = self.okr_sa.q.val();
             self.ctx_src.d.next = self.mh2.val();
@@ -1353,7 +1370,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.unit_f.d.next = self.plen.val() + self.hov_r.q.val();
             self.c_first.d.next = self.first_w.q.val();
         }
-        if self.endc.q.val() & self.r_dlv.q.val() {
+        if self.endc.q.val() & !self.r_lenbad.q.val() & (self.r_dls.q.val() | self.r_dlc.q.val()) {
             self.dl_pend.d.next = true;
             self.dl_bad.d.next = self.mic_bad.val();
             self.dl_chk.d.next = self.cfg.mic.val();
@@ -1383,7 +1400,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.r_seq_bad.d.next = false;
             self.r_new.d.next = false;
             self.r_ctn.d.next = false;
-            self.r_dlv.d.next = false;
+            self.r_dls.d.next = false;
+            self.r_dlc.d.next = false;
+            self.r_lenbad.d.next = false;
             self.t_ring.d.next = false;
             self.t_slot.d.next = false;
             self.wa.d.next = 0.into();

@@ -162,6 +162,43 @@ fn small_corrupted_cases() {
     }
 }
 
+/// A continuation of the open message that an early verdict drops (oversize raw, a wrong SMBus
+/// byte count, a frame too short for its header), with the right key and sequence number,
+/// then the same packet whole: the software drops the first and keeps the context, so the
+/// block must commit nothing of it (the judging clock's outcomes are worked out with the last
+/// beat, and `r_lenbad` is what holds them back for these verdicts), at every width.
+#[test]
+fn an_early_verdict_on_a_continuation_commits_nothing() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(41);
+    let msg: Vec<u8> = (0..150).map(|_| rng.gen()).collect();
+    for (smbus, strict) in [(false, false), (false, true), (true, false), (true, true)] {
+        let setup = RxSetup { smbus, mic: false, strict, max_len: 4224 };
+        let req = TxRequest {
+            config: TxConfig { mtu: 64, ..TxConfig::new(8, 9, 3, true) },
+            append_mic: false,
+            smbus: smbus.then_some(SmbusAddresses { src: 0x10, dst: 0x1D }),
+        };
+        let good = transmit(&req, &msg).unwrap();
+        assert_eq!(good.len(), 3);
+        let mut spoiled = good[1].clone();
+        if smbus {
+            spoiled[2] ^= 0x04; // the byte count
+        } else {
+            spoiled.extend([0u8; 200]); // 268 raw octets
+        }
+        let short = good[1][..good[1].len().min(if smbus { 6 } else { 3 })].to_vec();
+        for (what, bad) in [("spoiled", spoiled), ("short", short)] {
+            let frames = vec![good[0].clone(), bad, good[1].clone(), good[2].clone()];
+            for w in [1, 4, 8] {
+                let (run, c) = check(w, &setup, &frames, &Traffic::full_rate(), &format!("{what} continuation, smbus {smbus}"));
+                assert_eq!(run.messages.len(), 1, "W={w} smbus {smbus} {what}: {c:?}");
+                assert_eq!(run.messages[0].bytes, msg, "W={w} smbus {smbus} {what}");
+                assert_eq!(c.oversize + c.bad_smbus + c.malformed, 1, "W={w} smbus {smbus} {what}: {c:?}");
+            }
+        }
+    }
+}
+
 /// The largest message the block takes: `HW_MAX_LEN` octets in 251-octet packets, with a slow
 /// reader (the ring fills and the input waits), and one octet more (too long).
 #[test]
