@@ -1082,7 +1082,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         // in front of its register, with the length compares it needs (each a carry chain:
         // ANDed behind the rest they made the outcome's register the block's path, 24 levels
         // with the chains, at W = 8); the compares every outcome needs are one register
-        // (`r_lenbad`), which the judging clock ANDs in with `endc`.
+        // (`r_lenbad`), which the judging clock ANDs in with `endc`, as it does the continued
+        // length's (`r_cont_gt`: an adder and a compare in series, which with a LUT behind
+        // them were MCTP RX W = 1 and 4's path on every seed inside `r_ctn` and `r_dlc`).
         self.n_som.next = (self.e_mh.val().get_bits::<8>(24) & self.c_som.val()) != 0;
         self.n_eom.next = (self.e_mh.val().get_bits::<8>(24) & self.c_eom.val()) != 0;
         self.q_ok.next = !self.n_pec_bad.val() & !self.n_smb2.val() & !self.n_ver_bad.val();
@@ -1114,11 +1116,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.r_lenbad.d.next = self.n_oversize.val() | self.n_smb1.val() | self.n_malf.val();
             self.r_new.d.next =
                 self.q_new.val() & !(self.cfg.strict.val() & self.n_lt_base.val()) & !self.n_gt_maxl.val();
-            self.r_ctn.d.next =
-                self.q_ctn.val() & !(self.cfg.strict.val() & self.n_ne_unit.val()) & !self.n_cont_gt.val();
+            self.r_ctn.d.next = self.q_ctn.val() & !(self.cfg.strict.val() & self.n_ne_unit.val());
             self.r_dls.d.next = self.q_dls.val() & !self.n_gt_maxl.val();
-            self.r_dlc.d.next =
-                self.q_dlc.val() & !(self.cfg.strict.val() & self.n_gt_unit.val()) & !self.n_cont_gt.val();
+            self.r_dlc.d.next = self.q_dlc.val() & !(self.cfg.strict.val() & self.n_gt_unit.val());
         }
         if self.take.val() {
             self.in_frame.d.next = true;
@@ -1341,7 +1341,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         // last beat (`r_new`, `r_ctn`, `r_dls`/`r_dlc`, with `r_lenbad`): the committed state, the context's fields,
         // and a delivered message's verdict, registered and acted on in the next clock (the
         // MIC's last step and compare are this clock's longest path).
-        self.commit.next = self.endc.q.val() & !self.r_lenbad.q.val() & (self.r_new.q.val() | self.r_ctn.q.val());
+        self.commit.next = self.endc.q.val()
+            & !self.r_lenbad.q.val()
+            & (self.r_new.q.val() | (self.r_ctn.q.val() & !self.r_cont_gt.q.val()));
         if self.commit.val() {
             self.last_seq.d.next = self.j_seq.val();
             self.c_wa.d.next = self.wa.q.val();
@@ -1370,7 +1372,10 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.unit_f.d.next = self.plen.val() + self.hov_r.q.val();
             self.c_first.d.next = self.first_w.q.val();
         }
-        if self.endc.q.val() & !self.r_lenbad.q.val() & (self.r_dls.q.val() | self.r_dlc.q.val()) {
+        if self.endc.q.val()
+            & !self.r_lenbad.q.val()
+            & (self.r_dls.q.val() | (self.r_dlc.q.val() & !self.r_cont_gt.q.val()))
+        {
             self.dl_pend.d.next = true;
             self.dl_bad.d.next = self.mic_bad.val();
             self.dl_chk.d.next = self.cfg.mic.val();
