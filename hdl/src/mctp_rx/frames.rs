@@ -48,7 +48,8 @@
 //!    judging clock registers the CRC-32C register after the word still pending in the MIC
 //!    register and the last partial word (in two parts, flat GF(2) trees from registers),
 //!    and the residue compare (the parts' XOR tested for zero) follows in the next clock (the
-//!    delivery clock), where it reaches only the counters and the descriptor's length: the
+//!    delivery clock), where it reaches only the counters and one register (`dl_void`, which
+//!    clears the descriptor's length as it is pushed): the
 //!    free start moves past the message (or the slot is taken) whatever the verdict, so a
 //!    beat choosing its target in that clock sees them forwarded from registers (the free
 //!    start as the target's last select, `slot_busy_f`, and `q_afull` for the queue). The
@@ -259,6 +260,11 @@ pub struct FrameStage<const D: usize, const K: usize> {
     /// Without this register the residue compare ran on through the queue's pointers and
     /// flags (`top_w8`'s critical path).
     push_r: DFF<Bit>,
+    /// The MIC verdict of the delivery clock, registered: the pushed descriptor's length is
+    /// cleared (void) by it in the push clock, so the residue compare ends at this one
+    /// flip-flop, not at `dl_desc`'s length bits (MCTP RX W = 4 seeds 2 and 3 at 9a3e3ac:
+    /// `dl_ds`/`dl_dw` → the compare → `dl_desc`, 10 levels).
+    dl_void: DFF<Bit>,
     // The MIC over each written word, folded a clock after its beat (a child: see
     // `crc_regs`).
     mic_w: MicReg<D, K>,
@@ -566,6 +572,7 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             dl_next: Default::default(),
             dl_desc: Default::default(),
             push_r: Default::default(),
+            dl_void: Default::default(),
             c_mic_init: Constant::new(net.init_r.into()),
             res_q1: GfMatrix::new(a_w.clone(), 0),
             res_q2: GfMatrix::new(pipe.advance_by(2 * K), 0),
@@ -726,7 +733,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, r_new, r_ctn, r_dls, r_dlc, r_lenbad, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, k_age0, k_age1, last_seq, unit_f, clen, c_wa, c_wa_inc, c_wf, c_keep, c_end,
-            c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, okr_sa, rp_o1, rp_o2, dl_pend, dl_bad, dl_ds, dl_dw, dl_chk, dl_slot, dl_next, dl_desc, push_r
+            c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, okr_sa, rp_o1, rp_o2, dl_pend, dl_bad, dl_ds, dl_dw, dl_chk, dl_slot, dl_next, dl_desc, push_r, dl_void
         );
         clock!(self, clock, mic_w);
         self.mic_w.reset.next = self.reset.val();
@@ -1234,6 +1241,9 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.desc_l.next = self.desc_l.val() | self.c_desc_to.val();
         }
         self.desc.next = self.dl_desc.q.val();
+        if self.dl_void.q.val() {
+            self.desc.next = self.dl_desc.q.val() & self.c_desc_void.val();
+        }
         self.judging.next = self.endc.q.val();
         self.j_header.next = self.mh_r.q.val().get_bits::<24>(8);
         self.j_open.next = self.ctx_open.q.val();
@@ -1262,8 +1272,10 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         // The last judging clock's delivery: published, or counted as a MIC error and published
         // void (length 0: the reader outputs nothing and releases its words or the slot as it
         // passes). Either way the free start moves past it, or the slot is taken, so the
-        // residue compare reaches only the counters and the length field, no address.
+        // residue compare reaches only the counters and `dl_void` (which clears the length as
+        // the descriptor is pushed), no address.
         self.dl_pend.d.next = false;
+        self.dl_void.d.next = self.dl_bad_now.val();
         if self.dl_pend.q.val() {
             self.push_r.d.next = true;
             if self.dl_slot.q.val() {
@@ -1274,7 +1286,6 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             }
             if self.dl_bad_now.val() {
                 self.bump.mic_errors.next = true;
-                self.dl_desc.d.next = self.dl_desc.q.val() & self.c_desc_void.val();
             } else {
                 self.bump.messages.next = true;
             }
