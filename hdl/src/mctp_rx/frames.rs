@@ -49,12 +49,12 @@
 //!    register and the last partial word (in two parts, flat GF(2) trees from registers),
 //!    and the residue compare (the parts' XOR tested for zero) follows in the next clock (the
 //!    delivery clock), where it reaches only the counters and one register (`dl_void`, which
-//!    clears the descriptor's length as it is pushed): the
-//!    free start moves past the message (or the slot is taken) whatever the verdict, so a
-//!    beat choosing its target in that clock sees them forwarded from registers (the free
-//!    start as the target's last select, `slot_busy_f`, and `q_afull` for the queue). The
-//!    descriptor is pushed a clock later still (`push_r`), so the compare does not run on
-//!    into the queue's flags.
+//!    clears the descriptor's length as it is pushed): the free start moves past the
+//!    message (or the slot is taken) whatever the verdict, so both move in the judging
+//!    clock itself, and a beat choosing its target in the delivery clock reads them from
+//!    their registers (`ms`, `okr_ms`, `slot_busy`; the queue's flag is forwarded, `q_afull`
+//!    with the pending push). The descriptor is pushed a clock later still (`push_r`), so the
+//!    compare does not run on into the queue's flags.
 //!
 //! `s.tready` is chosen from registers only: the ring's room for each address a beat can write
 //! at is a flag registered a clock ahead (`okr_*`, with a word of margin), a delivery pending
@@ -227,7 +227,6 @@ pub struct FrameStage<const D: usize, const K: usize> {
     okr_wa: DFF<Bit>,
     okr_cwa: DFF<Bit>,
     okr_end: DFF<Bit>,
-    okr_dl: DFF<Bit>,
     okr_ms: DFF<Bit>,
     /// The flag of `sa` (the free start a judging clock may move `ms` to): set by the flags
     /// beat that loads `sa`, whose target's flag let it in, and re-checked after. So the
@@ -252,8 +251,6 @@ pub struct FrameStage<const D: usize, const K: usize> {
     dl_ds: DFF<Bits<32>>,
     dl_dw: DFF<Bits<32>>,
     dl_chk: DFF<Bit>,
-    dl_slot: DFF<Bit>,
-    dl_next: DFF<Bits<14>>,
     dl_desc: DFF<Bits<62>>,
     /// The descriptor push, registered from the delivery clock's verdict and made in the clock
     /// after it (`dl_desc` still holds the descriptor then: only a judging clock loads it).
@@ -293,18 +290,13 @@ pub struct FrameStage<const D: usize, const K: usize> {
     d_slot: Signal<Local, Bit>,
     d_ring_som: Signal<Local, Bit>,
     d_ring_cont: Signal<Local, Bit>,
-    /// A flags beat that starts a message with no context open, in the clock a delivery to
-    /// the ring moves the free start: `sa` and `wa` take `dl_next`.
-    fwd: Signal<Local, Bit>,
     dl_bad_now: Signal<Local, Bit>,
-    slot_busy_f: Signal<Local, Bit>,
     i_flen: Signal<Local, Bits<16>>,
     i_plen: Signal<Local, Bits<16>>,
     chk_wa1: Signal<Local, Bit>,
     chk_wa2: Signal<Local, Bit>,
     chk_cwa: Signal<Local, Bit>,
     chk_end: Signal<Local, Bit>,
-    chk_dl: Signal<Local, Bit>,
     chk_ms: Signal<Local, Bit>,
     chk_sa: Signal<Local, Bit>,
     e_tr: Signal<Local, Bit>,
@@ -558,7 +550,6 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             okr_wa: Default::default(),
             okr_cwa: Default::default(),
             okr_end: Default::default(),
-            okr_dl: Default::default(),
             okr_ms: Default::default(),
             okr_sa: Default::default(),
             rp_o1: Default::default(),
@@ -568,8 +559,6 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             dl_ds: Default::default(),
             dl_dw: Default::default(),
             dl_chk: Default::default(),
-            dl_slot: Default::default(),
-            dl_next: Default::default(),
             dl_desc: Default::default(),
             push_r: Default::default(),
             dl_void: Default::default(),
@@ -591,16 +580,13 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             d_slot: Default::default(),
             d_ring_som: Default::default(),
             d_ring_cont: Default::default(),
-            fwd: Default::default(),
             dl_bad_now: Default::default(),
-            slot_busy_f: Default::default(),
             i_flen: Default::default(),
             i_plen: Default::default(),
             chk_wa1: Default::default(),
             chk_wa2: Default::default(),
             chk_cwa: Default::default(),
             chk_end: Default::default(),
-            chk_dl: Default::default(),
             chk_ms: Default::default(),
             chk_sa: Default::default(),
             e_tr: Default::default(),
@@ -733,7 +719,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, r_new, r_ctn, r_dls, r_dlc, r_lenbad, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, k_age0, k_age1, last_seq, unit_f, clen, c_wa, c_wa_inc, c_wf, c_keep, c_end,
-            c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_dl, okr_ms, okr_sa, rp_o1, rp_o2, dl_pend, dl_bad, dl_ds, dl_dw, dl_chk, dl_slot, dl_next, dl_desc, push_r, dl_void
+            c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_ms, okr_sa, rp_o1, rp_o2, dl_pend, dl_bad, dl_ds, dl_dw, dl_chk, dl_desc, push_r, dl_void
         );
         clock!(self, clock, mic_w);
         self.mic_w.reset.next = self.reset.val();
@@ -771,7 +757,6 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         // at stop 64).
         self.dl_bad_now.next =
             self.dl_bad.q.val() | (self.dl_chk.q.val() & ((self.dl_ds.q.val() ^ self.dl_dw.q.val()) != 0));
-        self.slot_busy_f.next = self.slot_busy.q.val() | (self.dl_pend.q.val() & self.dl_slot.q.val());
         // Where this beat's payload goes, and the state it continues from. The window comes
         // from one of two places, worked out side by side below: the running window (`wf`,
         // `win`), which is empty on the flags beat (the judging clock emptied it and no beat
@@ -803,23 +788,12 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                     self.e_first_m0.next = 0.into();
                 }
             } else {
-                // A new message with no context open starts at the free start; in the delivery
-                // clock a delivery to the ring moves it to `dl_next`: that forward (`fwd`)
-                // is the last select of `sa` and `wa` themselves, below.
+                // A new message with no context open starts at the free start (moved past a
+                // delivery in its judging clock, so already in place in the delivery clock).
                 self.e_wa_m0.next = self.ms.q.val();
                 self.e_first_m0.next = 0.into();
             }
         }
-        // The free start's forward, taken last, in the registers' own inputs: the residue
-        // compare behind `dl_good` then meets `sa` and `wa` in one select (MCTP RX W = 1's
-        // path on two seeds at stop 59: the MIC difference → the compare → the forward as the start
-        // candidate's last select → the target's and the key match's selects → `wa`, 12
-        // levels; `top_w8`'s on seed 1 at e5d95f6).
-        self.fwd.next = self.flags_here.val()
-            & self.d_som.val()
-            & !self.ctx_open.q.val()
-            & self.dl_pend.q.val()
-            & !self.dl_slot.q.val();
         self.e_tr.next = self.t_ring.q.val();
         self.e_ts.next = self.t_slot.q.val();
         self.e_wa.next = self.wa.q.val();
@@ -844,8 +818,8 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         // message for another key would. That only ever waits longer than the target needs,
         // and on the same conditions a restart always waited on, which the ring's slack beyond
         // the largest message keeps from waiting on itself. Without a context no beat matches,
-        // and a start goes to the free start: after a delivery pending to the ring, room after
-        // it (`okr_dl`).
+        // and a start goes to the free start (`okr_ms`: already past a delivery pending to the
+        // ring, which moved it in its judging clock).
         self.ring_ok.next = !self.t_ring.q.val() | self.okr_wa.q.val();
         if self.flags_here.val() {
             self.ring_ok.next = true;
@@ -856,9 +830,6 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 }
             } else if self.d_som.val() {
                 self.ring_ok.next = self.okr_ms.q.val();
-                if self.dl_pend.q.val() & !self.dl_slot.q.val() {
-                    self.ring_ok.next = self.okr_dl.q.val();
-                }
             }
         }
         // Not gated by the reset: every register a taken beat enables is reset in the same
@@ -875,7 +846,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 & self.d_som.val()
                 & self.d_eom.val()
                 & self.ctx_open.q.val()
-                & self.slot_busy_f.val());
+                & self.slot_busy.q.val());
         self.s.tready.next = self.rdy.val();
         self.take.next = self.s.tvalid.val() & self.rdy.val();
 
@@ -1021,7 +992,6 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.chk_wa2.next = ((self.wa.q.val() - self.rp_o2.q.val()) & self.c_rw.val()) == 0;
         self.chk_cwa.next = ((self.c_wa.q.val() - self.rp_o1.q.val()) & self.c_rw.val()) == 0;
         self.chk_end.next = ((self.c_end.q.val() - self.rp_o1.q.val()) & self.c_rw.val()) == 0;
-        self.chk_dl.next = ((self.dl_next.q.val() - self.rp_o1.q.val()) & self.c_rw.val()) == 0;
         self.chk_ms.next = ((self.ms.q.val() - self.rp_o1.q.val()) & self.c_rw.val()) == 0;
         self.chk_sa.next = ((self.sa.q.val() - self.rp_o1.q.val()) & self.c_rw.val()) == 0;
         // The write position moves on by a word at most (`chk_wa1`), except after a flags beat:
@@ -1030,7 +1000,6 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.okr_wa.d.next = self.chk_wa1.val() | (self.s.tvalid.val() & self.flags_here.val());
         self.okr_cwa.d.next = self.chk_cwa.val();
         self.okr_end.d.next = self.chk_end.val();
-        self.okr_dl.d.next = self.chk_dl.val();
         self.okr_ms.d.next = self.chk_ms.val();
         self.okr_sa.d.next = self.chk_sa.val();
 
@@ -1137,9 +1106,6 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.t_slot.d.next = self.e_ts.val();
             if self.flags_here.val() {
                 self.sa.d.next = self.e_wa.val();
-                if self.fwd.val() {
-                    self.sa.d.next = self.dl_next.q.val();
-                }
                 // A taken flags beat had room at its target (`ring_ok`): the judging clock
                 // reads `okr_sa` only for a start on the ring, whose target `sa` is.
                 self.okr_sa.d.next = true;
@@ -1148,9 +1114,6 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             // its enable does not wait for the key match.
             if self.flags_here.val() | self.t_ring.q.val() | self.t_slot.q.val() {
                 self.wa.d.next = self.wa_nx.val();
-                if self.fwd.val() {
-                    self.wa.d.next = self.dl_next.q.val();
-                }
             }
             if self.e_tr.val() | self.e_ts.val() {
                 self.win.d.next = self.win_nx.val();
@@ -1278,12 +1241,6 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.dl_void.d.next = self.dl_bad_now.val();
         if self.dl_pend.q.val() {
             self.push_r.d.next = true;
-            if self.dl_slot.q.val() {
-                self.slot_busy.d.next = true;
-            } else {
-                self.ms.d.next = self.dl_next.q.val();
-                self.okr_ms.d.next = self.okr_dl.q.val();
-            }
             if self.dl_bad_now.val() {
                 self.bump.mic_errors.next = true;
             } else {
@@ -1390,9 +1347,15 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.dl_pend.d.next = true;
             self.dl_bad.d.next = self.mic_bad.val();
             self.dl_chk.d.next = self.cfg.mic.val();
-            self.dl_slot.d.next = self.t_slot.q.val();
-            self.dl_next.d.next = self.j_next.val();
-            self.okr_dl.d.next = self.chk_wa2.val();
+            // The slot is taken, or the free start moves past the message, here, whatever
+            // its MIC verdict (a failed one is published void and released as the reader
+            // passes it): the delivery clock's beats then see both from registers.
+            if self.t_slot.q.val() {
+                self.slot_busy.d.next = true;
+            } else {
+                self.ms.d.next = self.j_next.val();
+                self.okr_ms.d.next = self.chk_wa2.val();
+            }
             self.dl_desc.d.next = self.desc_l.val();
         }
 
@@ -1453,7 +1416,6 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.okr_wa.d.next = true;
             self.okr_cwa.d.next = true;
             self.okr_end.d.next = true;
-            self.okr_dl.d.next = true;
             self.okr_ms.d.next = true;
             self.okr_sa.d.next = true;
             self.dl_pend.d.next = false;
