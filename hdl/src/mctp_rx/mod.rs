@@ -159,6 +159,17 @@ pub struct MctpRx<const D: usize, const K: usize, const RA: usize> {
     cfg_mic_q: DFF<Bit>,
     cfg_strict_q: DFF<Bit>,
     cfg_max_len_q: DFF<Bits<13>>,
+    /// The memories' write port, registered: the frame stage's write (a beat's full word, or
+    /// the judging clock's partial word) lands a clock later, so the beat's target and fill
+    /// logic ends at these flip-flops, not at the block RAMs' write enables across the die
+    /// (MCTP RX W = 8 seed 3 at 2588c5f: `wf` → the fill → the ring's write enable, 7 levels,
+    /// 5.12 ns of routing). The reader reads only published words, and a descriptor is pushed
+    /// two clocks after the judging clock's write, so it still finds every word written; a
+    /// freed word is written a clock later than before, never earlier.
+    ring_we: DFF<Bit>,
+    slot_we: DFF<Bit>,
+    wr_addr: DFF<Bits<14>>,
+    wr_data: DFF<Bits<D>>,
     ring: RAM<Bits<D>, RA>,
     slot: RAM<Bits<D>, SLOT_ADDRESS_BITS>,
 }
@@ -195,6 +206,10 @@ impl<const D: usize, const K: usize, const RA: usize> Default for MctpRx<D, K, R
             cfg_mic_q: Default::default(),
             cfg_strict_q: Default::default(),
             cfg_max_len_q: Default::default(),
+            ring_we: Default::default(),
+            slot_we: Default::default(),
+            wr_addr: Default::default(),
+            wr_data: Default::default(),
             ring: Default::default(),
             slot: Default::default(),
         }
@@ -205,7 +220,7 @@ impl<const D: usize, const K: usize, const RA: usize> Logic for MctpRx<D, K, RA>
     #[hdl_gen]
     fn update(&mut self) {
         clock!(self, clock, decode, skid, frames, reader, out, bank, drops);
-        dff_setup!(self, clock, cfg_smbus_q, cfg_mic_q, cfg_strict_q, cfg_max_len_q);
+        dff_setup!(self, clock, cfg_smbus_q, cfg_mic_q, cfg_strict_q, cfg_max_len_q, ring_we, slot_we, wr_addr, wr_data);
         self.cfg_smbus_q.d.next = self.cfg.smbus.val();
         self.cfg_mic_q.d.next = self.cfg.mic.val();
         self.cfg_strict_q.d.next = self.cfg.strict.val();
@@ -234,12 +249,16 @@ impl<const D: usize, const K: usize, const RA: usize> Logic for MctpRx<D, K, RA>
         self.ring.read_clock.next = self.clock.val();
         self.slot.write_clock.next = self.clock.val();
         self.slot.read_clock.next = self.clock.val();
-        self.ring.write_address.next = bit_cast::<RA, 14>(self.frames.wr_addr.val());
-        self.ring.write_data.next = self.frames.wr_data.val();
-        self.ring.write_enable.next = self.frames.wr_en.val() & !self.frames.wr_slot.val();
-        self.slot.write_address.next = bit_cast::<SLOT_ADDRESS_BITS, 14>(self.frames.wr_addr.val());
-        self.slot.write_data.next = self.frames.wr_data.val();
-        self.slot.write_enable.next = self.frames.wr_en.val() & self.frames.wr_slot.val();
+        self.ring_we.d.next = self.frames.wr_en.val() & !self.frames.wr_slot.val();
+        self.slot_we.d.next = self.frames.wr_en.val() & self.frames.wr_slot.val();
+        self.wr_addr.d.next = self.frames.wr_addr.val();
+        self.wr_data.d.next = self.frames.wr_data.val();
+        self.ring.write_address.next = bit_cast::<RA, 14>(self.wr_addr.q.val());
+        self.ring.write_data.next = self.wr_data.q.val();
+        self.ring.write_enable.next = self.ring_we.q.val();
+        self.slot.write_address.next = bit_cast::<SLOT_ADDRESS_BITS, 14>(self.wr_addr.q.val());
+        self.slot.write_data.next = self.wr_data.q.val();
+        self.slot.write_enable.next = self.slot_we.q.val();
         self.ring.read_address.next = bit_cast::<RA, 14>(self.reader.rd_addr.val());
         self.slot.read_address.next = bit_cast::<SLOT_ADDRESS_BITS, 14>(self.reader.rd_addr.val());
         self.reader.ring_data.next = self.ring.read_data.val();
