@@ -1117,14 +1117,11 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.okr_sa.d.next = true;
             }
             // A flags beat without a target leaves `wa` as it is (`wa_nx` is `wa` then), so
-            // its enable does not wait for the key match. The window, its fill and the first
-            // octet load on such a beat too (nothing reads them for a packet without a target:
-            // it writes nowhere, is never committed, and its judging clock empties the window;
-            // a later packet's flags beat with a target never continues from `first_w`), so
-            // their 100-odd enables do not wait for it either (MCTP RX W = 8 seed 2 at
-            // b7cb4e7: `k_age0` → the key match → `win`'s enable).
+            // its enable does not wait for the key match.
             if self.flags_here.val() | self.t_ring.q.val() | self.t_slot.q.val() {
                 self.wa.d.next = self.wa_nx.val();
+            }
+            if self.e_tr.val() | self.e_ts.val() {
                 self.win.d.next = self.win_nx.val();
                 self.wf.d.next = self.wf_nx.val();
                 self.wf_keep_r.d.next = self.kp_nx.val();
