@@ -379,8 +379,6 @@ pub struct FrameStage<const D: usize, const K: usize> {
     n_cont_gt: Signal<Local, Bit>,
     n_oversize: Signal<Local, Bit>,
     n_smb1: Signal<Local, Bit>,
-    /// The frame length the SMBus byte count gives (`count + PREFIX_LEN`).
-    smb_flen: Signal<Local, Bits<16>>,
     n_pec_bad: Signal<Local, Bit>,
     n_smb2: Signal<Local, Bit>,
     n_malf: Signal<Local, Bit>,
@@ -657,7 +655,6 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             n_cont_gt: Default::default(),
             n_oversize: Default::default(),
             n_smb1: Default::default(),
-            smb_flen: Default::default(),
             n_pec_bad: Default::default(),
             n_smb2: Default::default(),
             n_malf: Default::default(),
@@ -1032,13 +1029,10 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.n_gt_unit.next = self.i_flen.val() > self.unit_f.q.val();
         self.n_cont_gt.next = (self.clen.q.val() + self.i_flen.val()) > self.lim_f.q.val();
         self.n_oversize.next = !self.cfg.smbus.val() & (self.i_flen.val() > self.c_max_raw.val());
-        // (`flen − PREFIX_LEN ≠ count` as `flen ≠ count + PREFIX_LEN`: the sum of the count
-        // octet and a constant, beside `flen`'s other compares, then an equality, instead of a
-        // 16-bit subtract of `flen` and a compare behind it, which was MCTP RX W = 8's path
-        // into `r_lenbad` on two seeds at 12b7aaf, 12-13 levels.)
-        self.smb_flen.next = bit_cast::<16, 8>(self.e_hdr.val().get_bits::<8>(16)) + self.c_smbus_count_off.val();
         self.n_smb1.next = self.cfg.smbus.val()
-            & ((self.i_flen.val() < self.c_smbus_overhead.val()) | (self.i_flen.val() != self.smb_flen.val()));
+            & ((self.i_flen.val() < self.c_smbus_overhead.val())
+                | ((self.i_flen.val() - self.c_smbus_count_off.val())
+                    != bit_cast::<16, 8>(self.e_hdr.val().get_bits::<8>(16))));
         self.n_pec_bad.next = self.cfg.smbus.val() & (self.info.val().get_bits::<8>(97) == 0);
         self.n_smb2.next = self.cfg.smbus.val()
             & ((self.e_hdr.val().get_bits::<8>(8) != self.c_command.val())
