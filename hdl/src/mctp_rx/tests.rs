@@ -574,3 +574,22 @@ fn verilog_is_clean() {
         crate::tools::verilator_lint(&v, "top").unwrap_or_else(|e| panic!("W={w}: {e}"));
     }
 }
+
+/// Back-to-back messages into a ring the stalled reader keeps nearly full: each message's
+/// first packet arrives as the one before is delivered, so it starts at a free start moved in
+/// that judging clock and is let in by that free start's room flag (`okr_ms`), which must be
+/// the room after the delivered message, not a stale or optimistic one.
+#[test]
+fn starts_right_after_a_delivery_into_a_nearly_full_ring() {
+    let setup = RxSetup { smbus: false, mic: true, strict: true, max_len: HW_MAX_LEN };
+    for w in [4, 8] {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(w as u64);
+        let mut frames = Vec::new();
+        for i in 0..40 {
+            frames.extend(mic_message(&mut rng, 480 + 37 * (i % 5), (i % 8) as u8, false));
+        }
+        let (run, c) = check(w, &setup, &frames, &Traffic::random(0.0, 0.9, w as u64), "starts after deliveries");
+        assert_eq!(c.messages, 40, "W={w}: {c:?}");
+        assert!(run.stream.input_stalls > 100, "W={w}: the ring filled and the input waited: {} stalls", run.stream.input_stalls);
+    }
+}
