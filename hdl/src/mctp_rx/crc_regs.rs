@@ -14,13 +14,15 @@ use rust_hdl::prelude::*;
 /// The NVMe-MI MIC register, folding each written word a clock after the beat that wrote it.
 ///
 /// A beat with a target (`en`) registers its word (`pend`, with `pend_v` when it is a whole
-/// word: `full`). The state the word continues from: the committed MIC (`c_state`, with
-/// `c_data` and `c_full`) when `use_c` picks the committed window, the initial value when the
-/// beat starts a packet's payload (`restart`, loaded whether or not the beat is taken), else
-/// the running register with the word before folded in. So the CRC-32C step runs from
-/// registers (`q` and `pend`) in the clock after the beat, not behind the window's shifter and
-/// the key match in the beat's own clock (MCTP RX W = 8's and `top_w8`'s critical path: the
-/// skid's data → the fill's barrel → the step, 15 levels).
+/// word: `full`). The register is the running MIC of the frame stage's running window, which
+/// after a judging clock holds the state a continuation continues from: the packet's own (it
+/// was committed, and `fold` is what `acc` loads anyway) or the committed MIC (`forget`: the
+/// packet was not committed, and `acc` loads `c_state`). A beat that starts a message's
+/// payload loads the initial value instead (`restart`, loaded whether or not the beat is
+/// taken). So the CRC-32C step runs from registers (`q` and `pend`) in the clock after the
+/// beat, not behind the window's shifter in the beat's own clock (MCTP RX W = 8's and
+/// `top_w8`'s critical path once: the skid's data → the fill's barrel → the step, 15 levels),
+/// and no input but `restart` and `forget` (from registers) picks the state.
 ///
 /// The MIC over every word taken so far is `q` with `pend` folded in (`fold`, when
 /// `pend_v`). Readers in the judging clock use `fold` (the committed MIC) or fold `pend` into
@@ -32,19 +34,19 @@ pub struct MicReg<const D: usize, const K: usize> {
     pub reset: Signal<In, Bit>,
     /// The beat is taken with a target: its word is pending (`pend_v` when `full`).
     pub en: Signal<In, Bit>,
-    /// A packet's flags beat is on the input: the register loads the state its payload
-    /// continues from (the committed MIC on `use_c`, else the initial value). Not gated by
-    /// `en`: the register is dead from the judging clock (which has read `fold`) until the
-    /// flags beat is taken, so a load on a clock where that beat waits is overwritten by the
-    /// one on the clock it is taken. That keeps the input's ready out of the enables of `acc`'s
-    /// 32 flip-flops (MCTP RX W = 4's path on every seed at stop 59: ready → this register).
+    /// A flags beat that starts a message is on the input: the register loads the initial
+    /// value. Not gated by `en`: the register is dead from the judging clock (which has read
+    /// `fold`) until that beat is taken, so a load on a clock where the beat waits is
+    /// overwritten by the one on the clock it is taken. That keeps the input's ready out of
+    /// the enables of `acc`'s 32 flip-flops (MCTP RX W = 4's path on every seed at stop 59:
+    /// ready → this register). It wins over `forget`, which a waiting start's judging clock
+    /// may raise.
     pub restart: Signal<In, Bit>,
+    /// A judging clock that forgets its packet: the register loads the committed MIC.
+    pub forget: Signal<In, Bit>,
     pub data: Signal<In, Bits<D>>,
     pub full: Signal<In, Bit>,
     pub c_state: Signal<In, Bits<32>>,
-    pub c_data: Signal<In, Bits<D>>,
-    pub c_full: Signal<In, Bit>,
-    pub use_c: Signal<In, Bit>,
     /// The register: every word but the pending one folded in.
     pub q: Signal<Out, Bits<32>>,
     pub pend: Signal<Out, Bits<D>>,
@@ -70,10 +72,8 @@ impl<const D: usize, const K: usize> Default for MicReg<D, K> {
             restart: Default::default(),
             data: Default::default(),
             full: Default::default(),
+            forget: Default::default(),
             c_state: Default::default(),
-            c_data: Default::default(),
-            c_full: Default::default(),
-            use_c: Default::default(),
             q: Default::default(),
             pend: Default::default(),
             pend_v: Default::default(),
@@ -116,15 +116,11 @@ impl<const D: usize, const K: usize> Logic for MicReg<D, K> {
         }
         self.pw.d.next = self.data.val();
         self.pv.d.next = self.en.val() & self.full.val();
-        if self.use_c.val() {
-            self.pw.d.next = self.c_data.val();
-            self.pv.d.next = self.en.val() & self.c_full.val();
+        if self.forget.val() {
+            self.acc.d.next = self.c_state.val();
         }
         if self.restart.val() {
             self.acc.d.next = self.c_init.val();
-            if self.use_c.val() {
-                self.acc.d.next = self.c_state.val();
-            }
         }
         if self.reset.val() {
             self.acc.d.next = self.c_init.val();

@@ -36,8 +36,8 @@
 //! 4. **Judging clock.** After a frame's last beat, one clock (input not ready) judges the
 //!    packet with the software's rules in the software's order (oversize, SMBus, PEC, header,
 //!    reassembly), writes the window's partial word, and either commits the packet (the
-//!    context keeps its write position, window and CRC) or forgets it (the next packet starts
-//!    from the last committed state, so nothing needs erasing). A completed message gets a
+//!    context keeps its write position, window and CRC) or forgets it (the running state is reloaded
+//!    from the last committed one, so nothing needs erasing). A completed message gets a
 //!    descriptor; one whose MIC fails (the CRC-32C residue over message and MIC) is counted
 //!    and gets a void one (0 octets), which the reader drops as it passes, releasing the
 //!    message's ring words or the slot in order, as NIC receive rings return an errored
@@ -200,7 +200,6 @@ pub struct FrameStage<const D: usize, const K: usize> {
     /// `c_wa + 1` (in the ring), loaded with it, so that a beat continuing from the committed
     /// window that fills a word moves on by a register rather than by a carry chain behind
     /// the key match.
-    c_wa_inc: DFF<Bits<14>>,
     c_wf: DFF<Bits<8>>,
     /// The committed window's lanes, `c_wf` as a lane mask (as `wf_keep_r` is `wf`'s).
     c_keep: DFF<Bits<K>>,
@@ -302,49 +301,32 @@ pub struct FrameStage<const D: usize, const K: usize> {
     e_tr: Signal<Local, Bit>,
     e_ts: Signal<Local, Bit>,
     e_wa: Signal<Local, Bits<14>>,
-    /// The flags beat's address and first octet if its key matches (`_m1`) and if not (`_m0`).
-    e_wa_m1: Signal<Local, Bits<14>>,
-    e_wa_m0: Signal<Local, Bits<14>>,
-    e_first_m1: Signal<Local, Bits<8>>,
-    e_first_m0: Signal<Local, Bits<8>>,
-    /// `wa` after the beat: with a match (`_m1`), and as selected.
-    wa_nx_m1: Signal<Local, Bits<14>>,
+    /// A flags beat that starts a message (its window empty, its MIC restarted).
+    d_new: Signal<Local, Bit>,
+    /// A start's address (the committed end, the slot, the free start, or `wa`: nowhere).
+    e_wa_som: Signal<Local, Bits<14>>,
+    /// `wa` after the beat.
     wa_nx: Signal<Local, Bits<14>>,
-    /// Where a full word of this beat goes: the running or the committed position. A beat that
-    /// starts at a new address (the free start, the committed end, the slot) is a flags beat
-    /// with an empty window, and its flags octet takes a lane, so it fills no word: neither the
-    /// write address nor the increment waits for the new address (nor for the MIC verdict
-    /// that picks the free start).
-    e_wa_w: Signal<Local, Bits<14>>,
-    /// The word after `wa` (in the ring); `c_wa_inc` is `c_wa`'s, so both carry chains run
-    /// from registers beside the key match.
+    /// The beat may have a target (a flags beat, or a later beat of a packet with one): it
+    /// moves the running state on.
+    adv: Signal<Local, Bit>,
+    /// The word after `wa` (in the ring).
     wa_inc: Signal<Local, Bits<14>>,
-    from_c: Signal<Local, Bit>,
-    e_first: Signal<Local, Bits<8>>,
     ring_ok: Signal<Local, Bit>,
     rdy: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     n_eff: Signal<Local, Bits<8>>,
     pay: Signal<Local, Bits<D>>,
-    /// The payload's lanes (`tkeep`, a thermometer) moved up past each window's fill: the
-    /// lanes it takes in the word (`tk_lo_*`) and those left over (`tk_hi_*`).
+    /// The payload's lanes (`tkeep`, a thermometer) moved up past the window's fill: the
+    /// lanes it takes in the word (`tk_lo_run`) and those left over (`tk_hi_run`).
     tk_lo_run: Signal<Local, Bits<K>>,
     tk_hi_run: Signal<Local, Bits<K>>,
-    tk_lo_com: Signal<Local, Bits<K>>,
-    tk_hi_com: Signal<Local, Bits<K>>,
     sl_run: Signal<Local, Bits<D>>,
     sr_run: Signal<Local, Bits<D>>,
-    sl_com: Signal<Local, Bits<D>>,
-    sr_com: Signal<Local, Bits<D>>,
     lo_run: Signal<Local, Bits<D>>,
     hi_run: Signal<Local, Bits<D>>,
     total_run: Signal<Local, Bits<8>>,
     full_run: Signal<Local, Bit>,
-    lo_com: Signal<Local, Bits<D>>,
-    hi_com: Signal<Local, Bits<D>>,
-    total_com: Signal<Local, Bits<8>>,
-    full_com: Signal<Local, Bit>,
-    lo: Signal<Local, Bits<D>>,
     full: Signal<Local, Bit>,
     beat_we: Signal<Local, Bit>,
     // Judging, this clock.
@@ -384,16 +366,13 @@ pub struct FrameStage<const D: usize, const K: usize> {
     n_malf: Signal<Local, Bit>,
     n_match: Signal<Local, Bit>,
     n_seq_bad: Signal<Local, Bit>,
-    /// The judging clock commits the packet (a new context or a continuation).
+    /// The judged packet is committed (a new context or a continuation: `keeps`, from
+    /// registers) in this judging clock (`commit`), or forgotten (`forget`).
+    keeps: Signal<Local, Bit>,
     commit: Signal<Local, Bit>,
+    forget: Signal<Local, Bit>,
     j_len: Signal<Local, Bits<16>>,
-    /// Each window after the beat (`_run`, `_com`) and the one taken: octets, fill, lanes.
-    win_nx_run: Signal<Local, Bits<D>>,
-    wf_nx_run: Signal<Local, Bits<8>>,
-    kp_nx_run: Signal<Local, Bits<K>>,
-    win_nx_com: Signal<Local, Bits<D>>,
-    wf_nx_com: Signal<Local, Bits<8>>,
-    kp_nx_com: Signal<Local, Bits<K>>,
+    /// The window after the beat: octets, fill, lanes.
     win_nx: Signal<Local, Bits<D>>,
     wf_nx: Signal<Local, Bits<8>>,
     kp_nx: Signal<Local, Bits<K>>,
@@ -534,7 +513,6 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             unit_f: Default::default(),
             clen: Default::default(),
             c_wa: Default::default(),
-            c_wa_inc: Default::default(),
             c_wf: Default::default(),
             c_keep: Default::default(),
             c_end: Default::default(),
@@ -592,16 +570,11 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             e_tr: Default::default(),
             e_ts: Default::default(),
             e_wa: Default::default(),
-            e_wa_m1: Default::default(),
-            e_wa_m0: Default::default(),
-            e_first_m1: Default::default(),
-            wa_nx_m1: Default::default(),
+            d_new: Default::default(),
+            e_wa_som: Default::default(),
+            adv: Default::default(),
             wa_nx: Default::default(),
-            e_first_m0: Default::default(),
-            e_wa_w: Default::default(),
             wa_inc: Default::default(),
-            from_c: Default::default(),
-            e_first: Default::default(),
             ring_ok: Default::default(),
             rdy: Default::default(),
             take: Default::default(),
@@ -609,21 +582,12 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             pay: Default::default(),
             tk_lo_run: Default::default(),
             tk_hi_run: Default::default(),
-            tk_lo_com: Default::default(),
-            tk_hi_com: Default::default(),
             sl_run: Default::default(),
             sr_run: Default::default(),
-            sl_com: Default::default(),
-            sr_com: Default::default(),
             lo_run: Default::default(),
             hi_run: Default::default(),
             total_run: Default::default(),
             full_run: Default::default(),
-            lo_com: Default::default(),
-            hi_com: Default::default(),
-            total_com: Default::default(),
-            full_com: Default::default(),
-            lo: Default::default(),
             full: Default::default(),
             beat_we: Default::default(),
             mh1: Default::default(),
@@ -660,14 +624,10 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             n_malf: Default::default(),
             n_match: Default::default(),
             n_seq_bad: Default::default(),
+            keeps: Default::default(),
             commit: Default::default(),
+            forget: Default::default(),
             j_len: Default::default(),
-            win_nx_run: Default::default(),
-            wf_nx_run: Default::default(),
-            kp_nx_run: Default::default(),
-            win_nx_com: Default::default(),
-            wf_nx_com: Default::default(),
-            kp_nx_com: Default::default(),
             win_nx: Default::default(),
             wf_nx: Default::default(),
             kp_nx: Default::default(),
@@ -718,7 +678,7 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, r_new, r_ctn, r_dls, r_dlc, r_lenbad, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, k_age0, k_age1, last_seq, unit_f, clen, c_wa, c_wa_inc, c_wf, c_keep, c_end,
+            self, clock, in_frame, endc, mh_r, r_plen, r_cont, r_lt_base, r_gt_maxl, r_ne_unit, r_gt_unit, r_cont_gt, r_oversize, r_smb1, r_pec_bad, r_smb2, r_malf, r_match, r_seq_bad, r_new, r_ctn, r_dls, r_dlc, r_lenbad, t_ring, t_slot, wa, wf, wf_keep_r, win, first_w, sa, ctx_open, ctx_src, ctx_dst, ctx_tag, ctx_to, k_age0, k_age1, last_seq, unit_f, clen, c_wa, c_wf, c_keep, c_end,
             c_win, mic_c, c_first, ms, slot_busy, maxl_r, hov_r, lim_f, base_f, okr_wa, okr_cwa, okr_end, okr_ms, okr_sa, rp_o1, rp_o2, dl_pend, dl_bad, dl_ds, dl_dw, dl_chk, dl_desc, push_r, dl_void
         );
         clock!(self, clock, mic_w);
@@ -757,55 +717,42 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         // at stop 64).
         self.dl_bad_now.next =
             self.dl_bad.q.val() | (self.dl_chk.q.val() & ((self.dl_ds.q.val() ^ self.dl_dw.q.val()) != 0));
-        // Where this beat's payload goes, and the state it continues from. The window comes
-        // from one of two places, worked out side by side below: the running window (`wf`,
-        // `win`), which is empty on the flags beat (the judging clock emptied it and no beat
-        // before the flags beat has a target), so it also serves a new message; or the
-        // committed window, for a packet continuing the open message. Only that choice
-        // (`from_c`) waits for the key match. The MIC state a running window continues from is
-        // known without it: the initial value on the flags beat (`mic_w.restart`), the running
-        // MIC after it.
-        self.from_c.next = self.flags_here.val() & self.d_ring_cont.val();
-        // The flags beat's address (and first octet) is worked out for either outcome of the
-        // key match side by side, and the match selects last: it was in front of the whole
-        // select chain (MCTP RX W = 1's critical path: the header octets → the match → the
-        // target's selects → `wa`). With a match (so a context is open) a start restarts at
-        // the committed end and anything else continues at the committed position. Without
-        // one, a single-packet start with a context open goes to the slot (address 0), a start
-        // with no context open to the free start, and anything else nowhere (unchanged).
-        self.e_wa_m1.next = self.c_wa.q.val();
-        self.e_first_m1.next = self.c_first.q.val();
-        if self.d_som.val() {
-            self.e_wa_m1.next = self.c_end.q.val();
-            self.e_first_m1.next = 0.into();
-        }
-        self.e_wa_m0.next = self.wa.q.val();
-        self.e_first_m0.next = self.first_w.q.val();
-        if self.d_som.val() {
-            if self.ctx_open.q.val() {
-                if self.d_eom.val() {
-                    self.e_wa_m0.next = 0.into();
-                    self.e_first_m0.next = 0.into();
-                }
-            } else {
-                // A new message with no context open starts at the free start (moved past a
-                // delivery in its judging clock, so already in place in the delivery clock).
-                self.e_wa_m0.next = self.ms.q.val();
-                self.e_first_m0.next = 0.into();
+        // Where this beat's payload goes, and the state it continues from. The running state
+        // (`wa`, `wf`, `win`, the MIC register, `first_w`) is always what the next packet of
+        // the open message continues from: a judging clock that commits its packet leaves it
+        // as the packet left it (the committed copy is loaded from it), and one that forgets
+        // it reloads the committed copy. So a packet continuing the open message continues
+        // from the running state whether or not its key matches (a packet without a target is
+        // judged and forgotten), and a flags beat that starts a message (`d_new`: its window
+        // is empty, its MIC restarts) is the only other case. Neither waits for the key match,
+        // which picks only the target and a start's address (issue 27: the key match's
+        // fan-out into the window, its fill and the MIC's inputs, about 180 flip-flops at W = 8,
+        // was MCTP RX W = 4 and 8's and both tops' path at stop 65).
+        self.d_new.next = self.flags_here.val() & self.d_som.val();
+        // A start's address. With a match (so a context is open) it restarts at the committed
+        // end. Without one, a single-packet start with a context open goes to the slot
+        // (address 0), a start with no context open to the free start (moved past a delivery
+        // in its judging clock, so already in place in the delivery clock), and any other
+        // start nowhere (`wa` unchanged). The match selects last.
+        self.e_wa_som.next = self.wa.q.val();
+        if self.ctx_open.q.val() {
+            if self.d_eom.val() {
+                self.e_wa_som.next = 0.into();
             }
+        } else {
+            self.e_wa_som.next = self.ms.q.val();
+        }
+        if self.d_match.val() {
+            self.e_wa_som.next = self.c_end.q.val();
         }
         self.e_tr.next = self.t_ring.q.val();
         self.e_ts.next = self.t_slot.q.val();
         self.e_wa.next = self.wa.q.val();
-        self.e_first.next = self.first_w.q.val();
         if self.flags_here.val() {
             self.e_tr.next = self.d_ring_som.val() | self.d_ring_cont.val();
             self.e_ts.next = self.d_slot.val();
-            self.e_wa.next = self.e_wa_m0.val();
-            self.e_first.next = self.e_first_m0.val();
-            if self.d_match.val() {
-                self.e_wa.next = self.e_wa_m1.val();
-                self.e_first.next = self.e_first_m1.val();
+            if self.d_som.val() {
+                self.e_wa.next = self.e_wa_som.val();
             }
         }
         // Ready unless judging, or a frame would start with no descriptor free (counting the one
@@ -851,25 +798,18 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.take.next = self.s.tvalid.val() & self.rdy.val();
 
         // The payload (lanes 0..n_eff, `tkeep`; the decoder zeroed the lanes past it) after the
-        // window (lanes past its fill are zero): the word to write (lo) and what is left over
-        // (hi), for each window, then selected.
+        // running window (lanes past its fill are zero): the word to write (lo) and what is
+        // left over (hi).
         self.pay.next = self.s.tdata.val();
-        // The shifts by a fill (`pay << 8·fill` into the word, `pay >> 8·(W − fill)` left over)
-        // are barrels of constant shifts, one 2:1 select per bit of the fill (log2 W bits:
-        // `K / 2 − K / 8` for K in 1, 2, 4, 8), not `<<` by a variable: Yosys's `share` pass
-        // (in `synth_ecp5`) merges two variable shifts of the same `pay` into one shifter
-        // behind a select of the amounts, which would put the key match back in front of it.
-        // The payload's lanes go through the same barrels, so each window's lanes after the beat
-        // and whether it fills a word are masks and one bit, not the sum `fill + n_eff` and
-        // compares with it.
+        // The shifts by the fill (`pay << 8·fill` into the word, `pay >> 8·(W − fill)` left
+        // over) are barrels of constant shifts, one 2:1 select per bit of the fill (log2 W
+        // bits: `K / 2 − K / 8` for K in 1, 2, 4, 8). The payload's lanes go through the same
+        // barrels, so the window's lanes after the beat and whether it fills a word are masks
+        // and one bit, not the sum `fill + n_eff` and compares with it.
         self.sl_run.next = self.pay.val();
         self.sr_run.next = self.pay.val() >> 8;
-        self.sl_com.next = self.pay.val();
-        self.sr_com.next = self.pay.val() >> 8;
         self.tk_lo_run.next = self.s.tkeep.val();
         self.tk_hi_run.next = self.s.tkeep.val() >> 1;
-        self.tk_lo_com.next = self.s.tkeep.val();
-        self.tk_hi_com.next = self.s.tkeep.val() >> 1;
         for b in 0..(K / 2 - K / 8) {
             if (self.wf.q.val() & self.c_fill_bit[b].val()) != 0 {
                 self.sl_run.next = self.sl_run.val() << self.c_oct_sh[b].val();
@@ -878,70 +818,44 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 self.sr_run.next = self.sr_run.val() >> self.c_oct_sh[b].val();
                 self.tk_hi_run.next = self.tk_hi_run.val() >> self.c_fill_bit[b].val();
             }
-            if (self.c_wf.q.val() & self.c_fill_bit[b].val()) != 0 {
-                self.sl_com.next = self.sl_com.val() << self.c_oct_sh[b].val();
-                self.tk_lo_com.next = self.tk_lo_com.val() << self.c_fill_bit[b].val();
-            } else {
-                self.sr_com.next = self.sr_com.val() >> self.c_oct_sh[b].val();
-                self.tk_hi_com.next = self.tk_hi_com.val() >> self.c_fill_bit[b].val();
-            }
         }
         self.lo_run.next = self.win.q.val() | self.sl_run.val();
         self.hi_run.next = self.sr_run.val();
         self.total_run.next = self.wf.q.val() + self.n_eff.val();
         self.full_run.next = ((self.wf_keep_r.q.val() | self.tk_lo_run.val()) & self.c_top_lane.val()) != 0;
-        self.lo_com.next = self.c_win.q.val() | self.sl_com.val();
-        self.hi_com.next = self.sr_com.val();
-        self.total_com.next = self.c_wf.q.val() + self.n_eff.val();
-        self.full_com.next = ((self.c_keep.q.val() | self.tk_lo_com.val()) & self.c_top_lane.val()) != 0;
-        self.lo.next = self.lo_run.val();
-        self.full.next = self.full_run.val();
-        if self.from_c.val() {
-            self.lo.next = self.lo_com.val();
-            self.full.next = self.full_com.val();
-        }
-        // Each window after this beat: its octets (`lo`, or `hi` when a word is written), its
+        // A start's flags beat fills no word (its window is empty and its flags octet takes a
+        // lane), whatever the running window holds.
+        self.full.next = self.full_run.val() & !self.d_new.val();
+        // The window after this beat: its octets (`lo`, or `hi` when a word is written), its
         // fill (`total`, or `total − W`) and its lanes (below that fill: the window's lanes and
-        // the payload's after them, or the payload's lanes shifted out past the top), worked
-        // out for both windows apart, so that `from_c` (behind the key match) is the last select.
-        self.win_nx_run.next = self.lo_run.val();
-        self.wf_nx_run.next = self.total_run.val();
-        self.kp_nx_run.next = self.wf_keep_r.q.val() | self.tk_lo_run.val();
+        // the payload's after them, or the payload's lanes shifted out past the top); a start's
+        // is the payload alone.
+        self.win_nx.next = self.lo_run.val();
+        self.wf_nx.next = self.total_run.val();
+        self.kp_nx.next = self.wf_keep_r.q.val() | self.tk_lo_run.val();
         if self.full_run.val() {
-            self.win_nx_run.next = self.hi_run.val();
-            self.wf_nx_run.next = self.total_run.val() - self.c_w.val();
-            self.kp_nx_run.next = self.tk_hi_run.val();
+            self.win_nx.next = self.hi_run.val();
+            self.wf_nx.next = self.total_run.val() - self.c_w.val();
+            self.kp_nx.next = self.tk_hi_run.val();
         }
-        self.win_nx_com.next = self.lo_com.val();
-        self.wf_nx_com.next = self.total_com.val();
-        self.kp_nx_com.next = self.c_keep.q.val() | self.tk_lo_com.val();
-        if self.full_com.val() {
-            self.win_nx_com.next = self.hi_com.val();
-            self.wf_nx_com.next = self.total_com.val() - self.c_w.val();
-            self.kp_nx_com.next = self.tk_hi_com.val();
-        }
-        self.win_nx.next = self.win_nx_run.val();
-        self.wf_nx.next = self.wf_nx_run.val();
-        self.kp_nx.next = self.kp_nx_run.val();
-        if self.from_c.val() {
-            self.win_nx.next = self.win_nx_com.val();
-            self.wf_nx.next = self.wf_nx_com.val();
-            self.kp_nx.next = self.kp_nx_com.val();
+        if self.d_new.val() {
+            self.win_nx.next = self.pay.val();
+            self.wf_nx.next = self.n_eff.val();
+            self.kp_nx.next = self.s.tkeep.val();
         }
         // The MIC register takes the written word (not full: its state unchanged) with every
-        // beat that has a target, `from_c` selecting the window, and folds it in a clock later.
-        // The flags beat's load does not wait for ready (see [`MicReg::restart`]).
-        self.mic_w.restart.next = self.s.tvalid.val() & self.flags_here.val();
+        // beat that may have a target and folds it in a clock later; a start's flags beat
+        // restarts it (the load does not wait for ready: see [`MicReg::restart`]), and a
+        // judging clock that forgets its packet reloads the committed MIC (`forget`, below).
+        self.mic_w.restart.next = self.s.tvalid.val() & self.d_new.val();
         self.mic_w.data.next = self.lo_run.val();
-        self.mic_w.full.next = self.full_run.val();
+        self.mic_w.full.next = self.full.val();
         self.mic_w.c_state.next = self.mic_c.q.val();
-        self.mic_w.c_data.next = self.lo_com.val();
-        self.mic_w.c_full.next = self.full_com.val();
-        self.mic_w.use_c.next = self.from_c.val();
-        // Its enable does not wait for the key match: a flags beat with no target restarts it
-        // too, and the MIC of a packet with no target is never read (it is neither committed
-        // nor delivered, and the next flags beat restarts or reloads the register).
-        self.mic_w.en.next = self.take.val() & (self.flags_here.val() | self.t_ring.q.val() | self.t_slot.q.val());
+        // Its enable does not wait for the key match: the MIC of a packet with no target is
+        // never read (it is neither committed nor delivered, and its judging clock reloads the
+        // committed MIC).
+        self.adv.next = self.take.val() & (self.flags_here.val() | self.t_ring.q.val() | self.t_slot.q.val());
+        self.mic_w.en.next = self.adv.val();
 
         // ---- The memory's one write port: a full word of this beat, or the judging clock's
         // partial word (harmless when the packet is forgotten: only published words are read).
@@ -949,33 +863,18 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         self.wr_en.next = self.beat_we.val();
         self.wr_slot.next = self.e_ts.val();
         self.wa_inc.next = (self.wa.q.val() + 1) & self.c_pm.val();
-        self.e_wa_w.next = self.wa.q.val();
-        if self.from_c.val() {
-            self.e_wa_w.next = self.c_wa.q.val();
-        }
-        self.wr_addr.next = self.e_wa_w.val();
-        // The write position after the beat, the key match selecting last as for `e_wa`: a
-        // flags beat fills a word only when it continues the committed window (its own flags
-        // octet takes a lane, and a new message's window is empty), so only that candidate
-        // moves on by a word.
-        self.wa_nx_m1.next = self.c_wa.q.val();
-        if self.full_com.val() {
-            self.wa_nx_m1.next = self.c_wa_inc.q.val();
-        }
-        if self.d_som.val() {
-            self.wa_nx_m1.next = self.c_end.q.val();
-        }
+        // A beat fills a word at the running position: a start's flags beat, the only beat
+        // whose address is new, fills none.
+        self.wr_addr.next = self.wa.q.val();
+        // The write position after the beat.
         self.wa_nx.next = self.wa.q.val();
         if self.full_run.val() {
             self.wa_nx.next = self.wa_inc.val();
         }
-        if self.flags_here.val() {
-            self.wa_nx.next = self.e_wa_m0.val();
-            if self.d_match.val() {
-                self.wa_nx.next = self.wa_nx_m1.val();
-            }
+        if self.d_new.val() {
+            self.wa_nx.next = self.e_wa_som.val();
         }
-        self.wr_data.next = self.lo.val();
+        self.wr_data.next = self.lo_run.val();
         if self.endc.q.val() {
             self.wr_en.next = (self.t_ring.q.val() | self.t_slot.q.val()) & (self.wf.q.val() != 0);
             self.wr_slot.next = self.t_slot.q.val();
@@ -1110,16 +1009,17 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
                 // reads `okr_sa` only for a start on the ring, whose target `sa` is.
                 self.okr_sa.d.next = true;
             }
-            // A flags beat without a target leaves `wa` as it is (`wa_nx` is `wa` then), so
-            // its enable does not wait for the key match.
-            if self.flags_here.val() | self.t_ring.q.val() | self.t_slot.q.val() {
+            // Every beat that may have a target moves the running state on, whether or not it
+            // has one (a packet without a target is forgotten in its judging clock, which
+            // reloads the committed state), so these enables do not wait for the key match.
+            if self.adv.val() {
                 self.wa.d.next = self.wa_nx.val();
-            }
-            if self.e_tr.val() | self.e_ts.val() {
                 self.win.d.next = self.win_nx.val();
                 self.wf.d.next = self.wf_nx.val();
                 self.wf_keep_r.d.next = self.kp_nx.val();
-                self.first_w.d.next = self.e_first.val();
+                if self.d_new.val() {
+                    self.first_w.d.next = 0.into();
+                }
                 if self.d_som.val() & self.info.val().get_bit(105) {
                     self.first_w.d.next = self.pay.val().get_bits::<8>(0);
                 }
@@ -1256,9 +1156,6 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.in_frame.d.next = false;
             self.t_ring.d.next = false;
             self.t_slot.d.next = false;
-            self.wf.d.next = 0.into();
-            self.wf_keep_r.d.next = 0.into();
-            self.win.d.next = 0.into();
             if self.v_oversize.val() {
                 self.bump.oversize.next = true;
             } else if self.v_smb1.val() {
@@ -1309,13 +1206,27 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         // last beat (`r_new`, `r_ctn`, `r_dls`/`r_dlc`, with `r_lenbad`): the committed state, the context's fields,
         // and a delivered message's verdict, registered and acted on in the next clock (the
         // MIC's last step and compare are this clock's longest path).
-        self.commit.next = self.endc.q.val()
-            & !self.r_lenbad.q.val()
-            & (self.r_new.q.val() | (self.r_ctn.q.val() & !self.r_cont_gt.q.val()));
+        // A packet committed is the running state's, which stays as it is; one forgotten
+        // (dropped, or delivered) reloads the running state from the committed copy, so that
+        // whatever follows continues the open message from its last committed packet
+        // (`forget`: the write position, the window, its fill and lanes, the first octet and
+        // the MIC register). `keeps` is one LUT4 of registers, so the reload's select over
+        // about 130 flip-flops starts a level from them.
+        self.keeps.next =
+            !self.r_lenbad.q.val() & (self.r_new.q.val() | (self.r_ctn.q.val() & !self.r_cont_gt.q.val()));
+        self.commit.next = self.endc.q.val() & self.keeps.val();
+        self.forget.next = self.endc.q.val() & !self.keeps.val();
+        self.mic_w.forget.next = self.forget.val();
+        if self.forget.val() {
+            self.wa.d.next = self.c_wa.q.val();
+            self.wf.d.next = self.c_wf.q.val();
+            self.wf_keep_r.d.next = self.c_keep.q.val();
+            self.win.d.next = self.c_win.q.val();
+            self.first_w.d.next = self.c_first.q.val();
+        }
         if self.commit.val() {
             self.last_seq.d.next = self.j_seq.val();
             self.c_wa.d.next = self.wa.q.val();
-            self.c_wa_inc.d.next = self.wa_inc.val();
             self.okr_cwa.d.next = self.chk_wa1.val();
             self.c_wf.d.next = self.wf.q.val();
             self.c_keep.d.next = self.wf_keep_r.q.val();
@@ -1401,7 +1312,6 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
             self.unit_f.d.next = 0.into();
             self.clen.d.next = 0.into();
             self.c_wa.d.next = 0.into();
-            self.c_wa_inc.d.next = 1.into();
             self.c_wf.d.next = 0.into();
             self.c_keep.d.next = 0.into();
             self.c_end.d.next = 0.into();
