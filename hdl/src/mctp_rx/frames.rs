@@ -73,6 +73,7 @@
 use super::counters::MctpRxBumpsSource;
 use super::crc_regs::MicReg;
 use super::decode::INFO_BITS;
+use super::reader::desc;
 use super::{MctpRxConfig, HW_MAX_LEN, MAX_PAYLOAD, RING_OCTETS};
 use crate::axis::AxisSink;
 use crate::crc::{CrcNetwork, CrcPipeline, GfMatrix};
@@ -438,6 +439,12 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
         // The flags octet is read as {SOM, EOM, seq[1:0], TO, tag[2:0]}.
         assert_eq!((SOM_BIT, EOM_BIT, SEQ_SHIFT, TO_BIT, HEADER_LEN), (7, 6, 4, 3, 4), "MCTP header layout changed");
         assert!(PREFIX_LEN + HEADER_LEN <= 8, "the SMBus prefix and MCTP header fit info's 8 header octets");
+        // The descriptor's packing in `update` (`desc_l`: `<< 1`, `<< 15`, …) as literals.
+        assert_eq!(
+            (desc::START.0, desc::LEN.0, desc::NEXT.0, desc::SRC.0, desc::DST.0, desc::TAG.0),
+            (1, 15, 28, 42, 50, 58),
+            "descriptor layout changed: update FrameStage::update's packing"
+        );
         let pipe = CrcPipeline::new(CrcNetwork::new(CrcKind::Crc32c.params(), K));
         let a_w = pipe.advance_by(K);
         // CRC-32C of any message followed by its own MIC, finished: the catalogue's residue
@@ -666,9 +673,11 @@ impl<const D: usize, const K: usize> Default for FrameStage<D, K> {
             c_mic_len: c16(MIC_LEN),
             c_tgt: std::array::from_fn(|k| Constant::new(net.zeros_after(net.unfinish(residue), K - k).into())),
             c_kbit: std::array::from_fn(|k| Constant::new(if k == 0 { 0u64 } else { 1u64 << (k - 1) }.into())),
-            c_desc_slot: Constant::new(1u64.into()),
-            c_desc_void: Constant::new((((1u64 << 62) - 1) & !(0x1FFFu64 << 15)).into()),
-            c_desc_to: Constant::new((1u64 << 61).into()),
+            c_desc_slot: Constant::new((1u64 << desc::SLOT).into()),
+            c_desc_void: Constant::new(
+                (((1u64 << desc::BITS) - 1) & !(((1u64 << desc::LEN.1) - 1) << desc::LEN.0)).into(),
+            ),
+            c_desc_to: Constant::new((1u64 << desc::TO).into()),
             c_mic_len13: Constant::new((MIC_LEN as u64).into()),
         }
     }
@@ -1089,8 +1098,8 @@ impl<const D: usize, const K: usize> Logic for FrameStage<D, K> {
         if self.cfg.mic.val() {
             self.j_olen.next = self.j_len.val().get_bits::<13>(0) - self.c_mic_len13.val();
         }
-        // Descriptor (62 bits): slot [0], start [14:1], length [27:15], next [41:28], source
-        // EID [49:42], destination EID [57:50], tag [60:58], TO [61].
+        // The descriptor ([`desc`]: slot [0], start [14:1], length [27:15], next [41:28],
+        // source EID [49:42], destination EID [57:50], tag [60:58], TO [61]).
         self.desc_l.next = (bit_cast::<62, 14>(self.j_start.val()) << 1)
             | (bit_cast::<62, 13>(self.j_olen.val()) << 15)
             | (bit_cast::<62, 14>(self.j_next.val()) << 28)

@@ -23,6 +23,34 @@
 //! releases the message's ring words, or the slot, as a message's last word does.
 
 use super::queue::DescQueue;
+
+/// The descriptor's fields: the lowest bit and width of each, as the doc above lays them out.
+/// `#[hdl_gen]` code cannot name a constant in a bit index, so the packing in
+/// [`super::frames::FrameStage`] and the unpacking here are written with these numbers as
+/// literals, and both blocks check at elaboration that the literals are still these.
+pub mod desc {
+    /// Width of a descriptor.
+    pub const BITS: usize = 62;
+    pub const SLOT: usize = 0;
+    pub const START: (usize, usize) = (1, 14);
+    pub const LEN: (usize, usize) = (15, 13);
+    pub const NEXT: (usize, usize) = (28, 14);
+    pub const SRC: (usize, usize) = (42, 8);
+    pub const DST: (usize, usize) = (50, 8);
+    pub const TAG: (usize, usize) = (58, 3);
+    pub const TO: usize = 61;
+    // The fields tile the descriptor in this order, with no gap.
+    const _: () = assert!(
+        START.0 == SLOT + 1
+            && LEN.0 == START.0 + START.1
+            && NEXT.0 == LEN.0 + LEN.1
+            && SRC.0 == NEXT.0 + NEXT.1
+            && DST.0 == SRC.0 + SRC.1
+            && TAG.0 == DST.0 + DST.1
+            && TO == TAG.0 + TAG.1
+            && BITS == TO + 1
+    );
+}
 use crate::axis::AxisSource;
 use rust_hdl::prelude::*;
 
@@ -116,6 +144,12 @@ pub struct ReaderStage<const D: usize, const K: usize> {
 impl<const D: usize, const K: usize> Default for ReaderStage<D, K> {
     fn default() -> Self {
         assert!(D == 8 * K && matches!(K, 1 | 2 | 4 | 8), "ReaderStage<8K, K> with K in 1, 2, 4, 8");
+        // The unpacking in `update` (`get_bit(0)`, `get_bits::<14>(1)`, …) as literals.
+        assert_eq!(
+            (desc::SLOT, desc::START, desc::LEN, desc::NEXT, desc::SRC, desc::DST, desc::TAG, desc::TO),
+            (0, (1, 14), (15, 13), (28, 14), (42, 8), (50, 8), (58, 3), 61),
+            "descriptor layout changed: update ReaderStage::update's unpacking"
+        );
         Self {
             clock: Default::default(),
             reset: Default::default(),
