@@ -4,13 +4,10 @@
 //! consumer's per-beat `tready` would be the enable of all their registers.
 //!
 //! Its head is a register (`m_data`); the second entry loads the input every clock while it is
-//! free or moving to the head, as [`super::AxisStageSkidPreload`]'s skid entry does, so
-//! `m_ready` enables the two entries and the two valid bits only. It has no `s_ready`: the
-//! caller writes only while it holds at most one entry besides a head being removed (MCTP TX:
-//! an entry per first beat in its skid buffer, written only while that buffer has room, so
-//! while it holds at most one beat, and the entry of the message whose first beat has just
-//! left it, removed a clock later). A write in a clock that removes the head while the second
-//! entry is held lands in the second entry.
+//! free, as [`super::AxisStageSkidPreload`]'s skid entry does, so `m_ready` enables the head
+//! and the two valid bits only. It has no `s_ready`: the caller writes only while it holds at
+//! most one entry (MCTP TX: an entry per first beat in its skid buffer, written only while that
+//! buffer has room, so while it holds at most one beat).
 
 use rust_hdl::prelude::*;
 
@@ -20,8 +17,7 @@ pub struct EntryQueue<const U: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high: both entries empty.
     pub reset: Signal<In, Bit>,
-    /// Write `s_data`: only in a clock that starts with at most one entry held, not counting a
-    /// head that `m_ready` removes.
+    /// Write `s_data`: only in a clock that starts with at most one entry held.
     pub s_valid: Signal<In, Bit>,
     pub s_data: Signal<In, Bits<U>>,
     /// The oldest entry, and whether there is one; `m_ready` removes it.
@@ -45,8 +41,7 @@ impl<const U: usize> Logic for EntryQueue<U> {
             if self.next_valid.q.val() {
                 self.head.d.next = self.next.q.val();
                 self.head_valid.d.next = true;
-                // A write in this clock lands in the second entry.
-                self.next_valid.d.next = self.s_valid.val();
+                self.next_valid.d.next = false;
             } else {
                 self.head.d.next = self.s_data.val();
                 self.head_valid.d.next = self.s_valid.val();
@@ -54,9 +49,8 @@ impl<const U: usize> Logic for EntryQueue<U> {
         } else if self.s_valid.val() {
             self.next_valid.d.next = true;
         }
-        // The free second entry follows the input (it counts once `next_valid` is set), and so
-        // does one moving to the head.
-        if !self.next_valid.q.val() | self.m_ready.val() {
+        // The free second entry follows the input (it counts once `next_valid` is set).
+        if !self.next_valid.q.val() {
             self.next.d.next = self.s_data.val();
         }
         if self.reset.val() {

@@ -241,18 +241,16 @@ pub struct MctpTx<const D: usize, const K: usize> {
     /// first beat.
     skid: AxisStageSkidPreload<D, K, 1>,
     /// The message fields beside it, one entry per message, written with each first beat
-    /// `skid` accepts and removed in the clock after the packet stage has formed that
-    /// message's first beat (`msg_done`, a register). When they rode on `skid`'s side channel,
-    /// `take` enabled their 105-bit output register: the last 1.5–1.7 ns of every width's
-    /// critical path at stop 55.
+    /// `skid` accepts and removed when the packet stage has formed that message's first beat
+    /// (`msg_done`). When they rode on `skid`'s side channel, `take` enabled their 105-bit
+    /// output register: the last 1.5–1.7 ns of every width's critical path at stop 55.
     ///
-    /// Each entry it holds, but one being removed, is a first beat in `skid` whose message the
-    /// packet stage has not started (a first beat leaves `skid` only when taken, in or after
-    /// the clock it is formed; the drain takes only the current message's beats), so it holds
-    /// two such only when `skid` does, and `skid` then accepts nothing: it is written only while
-    /// it holds at most one besides the one being removed, as it requires. Its head is the
-    /// message of the first beat at `skid`'s head whenever the packet stage is idle and did not
-    /// form a first beat in the clock before (then it waits a clock: `msg_done`).
+    /// Each entry it holds is a first beat in `skid` whose message the packet stage has not
+    /// started (a first beat leaves `skid` only when taken, at or after `msg_done`; the drain
+    /// takes only the current message's beats), so it holds two only when `skid` does, and
+    /// `skid` then accepts nothing: it is written only while it holds at most one, as it
+    /// requires. Its head is the message of the first beat at `skid`'s head whenever the
+    /// packet stage is idle.
     fields: EntryQueue<MSG_BITS>,
     msg_user: Signal<Local, Bits<MSG_BITS>>,
     /// The payload beat's octets (its highest kept lane + 1): on the skid buffer's `tkeep`.

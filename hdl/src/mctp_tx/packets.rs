@@ -64,15 +64,8 @@ pub struct PacketStage<const D: usize, const K: usize> {
     /// whether they are there (they are whenever a first beat is: [`super::MctpTx`]'s `fields`).
     pub msg: MessageFields,
     pub msg_valid: Signal<In, Bit>,
-    /// A message's first beat was formed last clock: `msg` is done with, and the next
-    /// message's fields may take its place. A register (`done_r`), so that the fields queue's
-    /// enables (its head's 105 flip-flops) start at one: formed in the beat's own clock, the
-    /// signal was five registers ANDed, but `abc`'s don't-care resynthesis built it from the
-    /// beat decision's compare (`p > avail`), which made it MCTP TX W = 8's and `top_w8`'s
-    /// path (`p_r` → the compare → the head's enables, 12 levels). The cost: the clock after a
-    /// first beat forms no first beat (the queue's head is the old message's until then),
-    /// which only a message of one beat (W = 8 without SMBus, at most 4 octets with its MIC)
-    /// followed at once by another ever waits on.
+    /// A message's first beat is formed this clock: `msg` is done with, and the next
+    /// message's fields may take its place (from registers: `take` is not in it).
     pub msg_done: Signal<Out, Bit>,
     /// One frame per packet; with `m_pec` the beat has the PEC lane (zero here): its highest
     /// kept lane (a frame's lanes are contiguous from lane 0), so the PEC stage finds the lane
@@ -85,8 +78,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     pub len_errors: Signal<Out, Bits<32>>,
     // Registers: the message.
     phase: DFF<PacketPhase>,
-    /// `msg_done`'s register: a message's first beat was formed last clock.
-    done_r: DFF<Bit>,
     r_src: DFF<Bits<8>>,
     r_dst: DFF<Bits<8>>,
     r_tag: DFF<Bits<3>>,
@@ -335,7 +326,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             messages: Default::default(),
             len_errors: Default::default(),
             phase: Default::default(),
-            done_r: Default::default(),
             r_src: Default::default(),
             r_dst: Default::default(),
             r_tag: Default::default(),
@@ -518,7 +508,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, phase, done_r, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
+            self, clock, phase, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
             after, npl, npl_due, neom, pkt_left, hpos, nh_r, p_r, pend_r, np_r, pec_r, pl_r, nhn_r, rmn_r, restn_r, held, rd, bend, avail_r, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
             n_packets, n_messages, n_len_errors, pkt_out, len_err_p, len_flag, len_rd, len_bend
         );
@@ -655,19 +645,13 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         if self.idle.val() {
             self.need_in.next = self.p0_w.val() != 0;
         }
-        self.active.next = (self.phase.q.val() == PacketPhase::Body)
-            | (self.idle.val() & self.s.tvalid.val() & !self.done_r.q.val());
+        self.active.next = (self.phase.q.val() == PacketPhase::Body) | (self.idle.val() & self.s.tvalid.val());
         self.emit.next = self.adv.val() & self.active.val() & (!self.need_in.val() | self.s.tvalid.val());
         self.take.next = self.emit.val() & self.need_in.val();
         // In the idle state a beat on `s` is always formed once the output has a place (`emit`
         // there, without `need_in`).
-        self.done_r.d.next = self.adv.val()
-            & self.idle.val()
-            & self.s.tvalid.val()
-            & self.s_first.val()
-            & self.msg_valid.val()
-            & !self.done_r.q.val();
-        self.msg_done.next = self.done_r.q.val();
+        self.msg_done.next =
+            self.adv.val() & self.idle.val() & self.s.tvalid.val() & self.s_first.val() & self.msg_valid.val();
         self.s.tready.next =
             !self.reset.val() & (self.take.val() | (self.phase.q.val() == PacketPhase::Drain));
         self.in_cnt.next = bit_cast::<8, K>(self.s.tkeep.val());
@@ -1026,7 +1010,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         }
         if self.reset.val() {
             self.npl_due.d.next = false;
-            self.done_r.d.next = false;
             self.phase.d.next = PacketPhase::Idle;
             self.som.d.next = false;
             self.eom.d.next = false;
