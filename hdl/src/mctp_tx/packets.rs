@@ -137,11 +137,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     /// input is one compare of registers.
     avail_r: DFF<Bits<8>>,
     in_done: DFF<Bit>,
-    /// Whether the next beat (outside the idle state) needs a payload beat,
-    /// `p_r > avail_r & !in_done`, worked out with the beat before from the values those
-    /// registers take: `emit` and `take` then start at one flip-flop (the compare of `p_r` and
-    /// `avail_r` in front of them was W = 8's critical path, into the fields queue's enables).
-    need_r: DFF<Bit>,
     short: DFF<Bit>,
     // The output register and counters.
     o_data: DFF<Bits<D>>,
@@ -243,7 +238,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     rd_n: Signal<Local, Bits<8>>,
     bend_n: Signal<Local, Bits<8>>,
     in_done_n: Signal<Local, Bit>,
-    need_n: Signal<Local, Bit>,
     short_n: Signal<Local, Bit>,
     /// The header octets of the beat after the next, if the packet goes on.
     nh_c: Signal<Local, Bits<8>>,
@@ -366,7 +360,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             bend: Default::default(),
             avail_r: Default::default(),
             in_done: Default::default(),
-            need_r: Default::default(),
             short: Default::default(),
             o_data: Default::default(),
             o_keep: Default::default(),
@@ -456,7 +449,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             rd_n: Default::default(),
             bend_n: Default::default(),
             in_done_n: Default::default(),
-            need_n: Default::default(),
             short_n: Default::default(),
             nh_c: Default::default(),
             pec_n: Default::default(),
@@ -517,7 +509,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
-            after, npl, npl_due, neom, pkt_left, hpos, nh_r, p_r, pend_r, np_r, pec_r, pl_r, nhn_r, rmn_r, restn_r, held, rd, bend, avail_r, in_done, need_r, short, o_data, o_keep, o_valid, o_last, o_pec,
+            after, npl, npl_due, neom, pkt_left, hpos, nh_r, p_r, pend_r, np_r, pec_r, pl_r, nhn_r, rmn_r, restn_r, held, rd, bend, avail_r, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
             n_packets, n_messages, n_len_errors, pkt_out, len_err_p, len_flag, len_rd, len_bend
         );
         self.m.tdata.next = self.o_data.q.val();
@@ -642,10 +634,10 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
 
         // A payload beat is needed when held runs short; the beat goes out when it has one.
         // (For a message's first beat and a later one side by side, the idle state selecting.)
-        // A later beat's decision is `need_r`, worked out with the beat before (the compare of
-        // `p_r` and `avail_r` here was in front of `take` and so of the skid buffer's and the
-        // fields queue's enables).
-        self.need_in.next = self.need_r.q.val();
+        // p and avail are at most W, so their low ⌊log2 W⌋ + 1 bits decide (the compare is in
+        // front of `take` and so of the skid buffer's enables).
+        self.need_in.next = ((self.p_r.q.val() & self.c_cnt_mask.val()) > (self.avail.val() & self.c_cnt_mask.val()))
+            & !self.in_done.q.val();
         // Between messages held is empty (a message's end clears `avail_r`, and neither the
         // drain nor the idle state forms a beat), so a first beat needs input when it has any
         // payload: `p0 ≠ 0`, not a compare with `avail` (W = 8's path ran from `p0` through
@@ -910,10 +902,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
                 }
             }
         }
-        // Whether the next beat needs input, from the values `p_r`, `avail_r` and `in_done`
-        // take with this one (see `need_r`; they are at most W, so their low bits decide).
-        self.need_n.next = ((self.p_n.val() & self.c_cnt_mask.val()) > (self.avail_n.val() & self.c_cnt_mask.val()))
-            & !self.in_done_n.val();
         // The message's octets after the next packet (after a message's first beat and after
         // a later one side by side, the idle state selecting).
         self.after_n.next = self.after.q.val() - bit_cast::<17, 8>(self.npl.q.val());
@@ -980,7 +968,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.bend.d.next = self.bend_n.val();
             self.avail_r.d.next = self.avail_n.val();
             self.in_done.d.next = self.in_done_n.val();
-            self.need_r.d.next = self.need_n.val();
             self.short.d.next = self.short_n.val();
             self.phase.d.next = PacketPhase::Body;
             if self.frame_end.val() {
@@ -1045,7 +1032,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.bend.d.next = 0.into();
             self.avail_r.d.next = 0.into();
             self.in_done.d.next = false;
-            self.need_r.d.next = false;
             self.short.d.next = false;
             self.o_data.d.next = 0.into();
             self.o_keep.d.next = 0.into();
