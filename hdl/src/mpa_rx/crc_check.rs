@@ -4,20 +4,24 @@
 //!
 //! A beat covers `m` of its word lanes: all `n`, or on the FPDU's last beat all but the last
 //! (the CRC lane), so the leading Marker, any Marker inside the FPDU, the header and the PAD
-//! are covered. With `R` the register (consumption order) and `A_j` the matrix that feeds it
-//! `j` zero octets ([`crate::crc::CrcPipeline`]), the step is `R' = A_{4m}·R ⊕ L(d)`, where
-//! `L(d)` is the zero-state remainder of the covered words. The two halves run a clock apart,
-//! as in the pipelined engine:
-//! 1. **Data.** The covered words are right-aligned in the beat (`N − m` zero lanes lead;
-//!    leading zeros leave a zero-state remainder as it is), so one full-width network gives
-//!    `L(d)` for every `m`, registered with `m` (one-hot) and the beat as it came.
-//! 2. **Loop.** `A_{4m}·R` is one network whose input lane `m − 1` holds `R` (the others zero;
-//!    `m = 0` takes `R` itself), XORed with the registered `L(d)`: a select and a tree of at
-//!    most 32 state bits a term in the loop, where the one-clock step had state and data,
-//!    shifted by the beat's length, in one network (issue 26: the mid skid buffer → the step
-//!    → `crc_r` was the receiver's critical path at 124.6 MHz). On the last beat the finished
-//!    CRC and the CRC lane (octet 0 in bits 7:0, as the framer inserts it) are registered with
-//!    the beat, and the register restarts for the next FPDU.
+//! are covered. With `R` the register (consumption order), `A_j` the matrix that feeds it `j`
+//! zero octets and `U_j = A_j⁻¹` ([`crate::crc::CrcPipeline`]), the step is
+//! `R' = A_{4m}·R ⊕ L(d)`, where `L(d)` is the zero-state remainder of the covered words. The
+//! beat with its uncovered lanes zeroed has the remainder `A_{4(N−m)}·L(d)` (the zeros follow
+//! the words), so with `P = U_W·L(beat masked)` the step is `R' = A_{4m}·(R ⊕ P)`: `U_W` is a
+//! constant folded into the data network, and `m` reaches the data side only as a mask. The
+//! two halves run a clock apart, as in the pipelined engine:
+//! 1. **Data.** The covered lanes masked by `n`'s thermometer (one LUT level) into one
+//!    full-width network, `U_W·L`, registered as `P` with `m` (one-hot) and the beat as it
+//!    came. (The covered words used to be right-aligned in front of the network, a select by
+//!    `m` of every input bit: MPA RX W = 64's critical path, stops 52 and 63.)
+//! 2. **Loop.** `A_{4m}·(R ⊕ P)` is one network whose input lane `m − 1` holds `R ⊕ P` (the
+//!    others zero; `m = 0` takes `R ⊕ P` itself, `P` being 0 then): an XOR, a select and a
+//!    tree of at most 32 state bits a term in the loop, where the one-clock step had state and
+//!    data, shifted by the beat's length, in one network (issue 26: the mid skid buffer → the
+//!    step → `crc_r` was the receiver's critical path at 124.6 MHz). On the last beat the
+//!    finished CRC and the CRC lane (octet 0 in bits 7:0, as the framer inserts it) are
+//!    registered with the beat, and the register restarts for the next FPDU.
 //!
 //! The comparison is the next stage's ([`super::prep::Prep`]): behind the network it made
 //! this stage's path 11 LUT4 levels. Latency: two clocks (one before the data stage).
@@ -105,23 +109,25 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     p_valid: DFF<Bit>,
     p_ld: DFF<Bits<32>>,
     p_msel: DFF<Bits<18>>,
-    /// `L`, over the right-aligned covered words.
+    /// `U_W·L`, over the beat with its uncovered lanes zeroed.
     data_net: GfMatrix<D, 32>,
     /// Input lane `j` to `A_{4(j+1)}`: the loop's state advance for `m = j + 1`.
     state_net: GfMatrix<D, 32>,
     /// The finishing permutation and `xorout`.
     finish: GfMatrix<32, 32>,
-    /// `m` one-hot and the window.
+    /// `m` one-hot, the covered lanes' mask and the masked beat.
     msel: Signal<Local, Bits<18>>,
+    cov: Signal<Local, Bits<D>>,
     win: Signal<Local, Bits<D>>,
-    /// `R` in input lane `m − 1` of `state_net`; the register after the beat.
+    /// One word lane's bits, shifted into place for `cov`.
+    c_word_ones: Constant<Bits<D>>,
+    /// `R ⊕ P` in input lane `m − 1` of `state_net`; the register after the beat.
+    sum: Signal<Local, Bits<32>>,
     placed: Signal<Local, Bits<D>>,
     nxt: Signal<Local, Bits<32>>,
     /// Stage 2 takes stage 1's beat.
     adv: Signal<Local, Bit>,
     c_one18: Constant<Bits<18>>,
-    /// `D`, the shift that leaves nothing of a beat.
-    c_d16: Constant<Bits<16>>,
     crc_r: DFF<Bits<32>>,
     q_words: DFF<Bits<D>>,
     q_first: DFF<Bit>,
@@ -218,6 +224,9 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
         // Input bit `32·j + b` of the state network: bit `b` of `R` advanced by `4·(j + 1)`
         // octets.
         let state_cols: Vec<u64> = (0..K / 4).flat_map(|j| p.advance_by(4 * (j + 1))).collect();
+        // The data network: `U_W·L` (`W = K` octets), see the module's doc.
+        let unshift = p.unshift_by(K);
+        let data_cols: Vec<u64> = p.data.iter().map(|&c| crate::crc::matrix::apply(&unshift, c)).collect();
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -245,16 +254,18 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             p_valid: Default::default(),
             p_ld: Default::default(),
             p_msel: Default::default(),
-            data_net: GfMatrix::new(p.data.clone(), 0),
+            data_net: GfMatrix::new(data_cols, 0),
             state_net: GfMatrix::new(state_cols, 0),
             finish: GfMatrix::new(p.finish.clone(), p.net.params.xorout),
             msel: Default::default(),
+            cov: Default::default(),
             win: Default::default(),
+            c_word_ones: Constant::new(0xFFFF_FFFFu64.into()),
+            sum: Default::default(),
             placed: Default::default(),
             nxt: Default::default(),
             adv: Default::default(),
             c_one18: Constant::new(1u64.into()),
-            c_d16: Constant::new((D as u64).into()),
             crc_r: Default::default(),
             q_words: Default::default(),
             q_first: Default::default(),
@@ -391,14 +402,16 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
                 self.msel.next = self.msel.val() | (self.c_one18.val() << m.to_bits::<8>());
             }
         }
-        // The covered words right-aligned: `N − m` zero lanes, then lanes `0..m` (the rest
-        // shifted out).
-        self.win.next = 0.into();
-        for m in 1..(K / 4 + 1) {
-            if self.msel.val().get_bit(m) {
-                self.win.next = self.b.words.val() << (self.c_d16.val() - (m * 32).to_bits::<16>());
+        // The covered lanes (`l < m`: `n > l`, or `n > l + 1` on the last beat) as they are,
+        // the others zeroed: a mask per lane from the thermometer, where right-aligning them
+        // was a select by `m` of every bit in front of the network (W = 64's path, stop 52).
+        self.cov.next = 0.into();
+        for l in 0..(K / 4) {
+            if (!self.b.last.val() & self.b_nt.val().get_bit(l)) | (self.b.last.val() & self.b_nt.val().get_bit(l + 1)) {
+                self.cov.next = self.cov.val() | (self.c_word_ones.val() << (l * 32).to_bits::<16>());
             }
         }
+        self.win.next = self.b.words.val() & self.cov.val();
         self.data_net.x.next = self.win.val();
         // The Marker's FPDUPTR (octets 2–3 of its word), picked by lane equality: an AND-OR of
         // constant shifts, where a shift by `32·mkl + 16` was a shifter over the whole beat
@@ -440,17 +453,18 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         self.len_bad1.next = (self.len1.val() == 0) | (self.len1.val() > self.cfg_mulpdu.val());
         self.lead_in.next = self.b.mk.val() & (self.b.mkl.val() == 0);
 
-        // Stage 2: `A_{4m}·R ⊕ L(d)`.
+        // Stage 2: `A_{4m}·(R ⊕ P)`.
+        self.sum.next = self.crc_r.q.val() ^ self.p_ld.q.val();
         self.placed.next = 0.into();
         for j in 0..(K / 4) {
             if self.p_msel.q.val().get_bit(j + 1) {
-                self.placed.next = bit_cast::<D, 32>(self.crc_r.q.val()) << (j * 32).to_bits::<16>();
+                self.placed.next = bit_cast::<D, 32>(self.sum.val()) << (j * 32).to_bits::<16>();
             }
         }
         self.state_net.x.next = self.placed.val();
-        self.nxt.next = self.state_net.y.val() ^ self.p_ld.q.val();
+        self.nxt.next = self.state_net.y.val();
         if self.p_msel.q.val().get_bit(0) {
-            self.nxt.next = self.crc_r.q.val() ^ self.p_ld.q.val();
+            self.nxt.next = self.sum.val();
         }
         self.finish.x.next = self.nxt.val();
         // The CRC lane is the last, lane `n − 1` (`n > l` and not `n > l + 1`): an AND-OR over
