@@ -9,11 +9,16 @@
 //! `R' = A_{4m}·R ⊕ L(d)`, where `L(d)` is the zero-state remainder of the covered words. The
 //! beat with its uncovered lanes zeroed has the remainder `A_{4(N−m)}·L(d)` (the zeros follow
 //! the words), so with `P = U_W·L(beat masked)` the step is `R' = A_{4m}·(R ⊕ P)`: `U_W` is a
-//! constant folded into the data network, and `m` reaches the data side only as a mask. The
-//! two halves run a clock apart, as in the pipelined engine:
+//! constant folded into the data network, and `m` reaches the data side only as a mask. That
+//! is the form from 8 word lanes (W = 64); below (W = 8) the covered words are right-aligned
+//! instead (`N − m` zero lanes lead, which leave a zero-state remainder as it is) and the
+//! step is `A_{4m}·R ⊕ L(right-aligned)`: a 2-way select there, and the `⊕ L` behind the
+//! state network merges into its last level, where `R ⊕ P` in front of it measured 148.02
+//! against 157.08 MHz (W = 8, seeds 1–3, 47808c3). The two halves run a clock apart, as in
+//! the pipelined engine:
 //! 1. **Data.** The covered lanes masked by `n`'s thermometer (one LUT level) into one
 //!    full-width network, `U_W·L`, registered as `P` with `m` (one-hot) and the beat as it
-//!    came. (The covered words used to be right-aligned in front of the network, a select by
+//!    came (right-aligned, `L`, below 8 lanes). (The covered words used to be right-aligned in front of the network, a select by
 //!    `m` of every input bit: MPA RX W = 64's critical path, stops 52 and 63.)
 //! 2. **Loop.** `A_{4m}·(R ⊕ P)` is one network whose input lane `m − 1` holds `R ⊕ P` (the
 //!    others zero; `m = 0` takes `R ⊕ P` itself, `P` being 0 then): an XOR, a select and a
@@ -109,7 +114,8 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     p_valid: DFF<Bit>,
     p_ld: DFF<Bits<32>>,
     p_msel: DFF<Bits<18>>,
-    /// `U_W·L`, over the beat with its uncovered lanes zeroed.
+    /// `U_W·L` over the beat with its uncovered lanes zeroed; `L` over the right-aligned
+    /// covered words when `c_aligned`.
     data_net: GfMatrix<D, 32>,
     /// Input lane `j` to `A_{4(j+1)}`: the loop's state advance for `m = j + 1`.
     state_net: GfMatrix<D, 32>,
@@ -121,6 +127,12 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     win: Signal<Local, Bits<D>>,
     /// One word lane's bits, shifted into place for `cov`.
     c_word_ones: Constant<Bits<D>>,
+    /// The form of the step (see the module's doc): right-aligned below 8 word lanes (`N ≤ 4`:
+    /// the select is 4-way, and `⊕ P` folds into the state network's last level), masked
+    /// from 8 (`N = 16`: the select of every input bit was the path).
+    c_aligned: Constant<Bit>,
+    /// `D`, the shift that leaves nothing of a beat (right-aligned form).
+    c_d16: Constant<Bits<16>>,
     /// `R ⊕ P` in input lane `m − 1` of `state_net`; the register after the beat.
     sum: Signal<Local, Bits<32>>,
     placed: Signal<Local, Bits<D>>,
@@ -226,7 +238,12 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
         let state_cols: Vec<u64> = (0..K / 4).flat_map(|j| p.advance_by(4 * (j + 1))).collect();
         // The data network: `U_W·L` (`W = K` octets), see the module's doc.
         let unshift = p.unshift_by(K);
-        let data_cols: Vec<u64> = p.data.iter().map(|&c| crate::crc::matrix::apply(&unshift, c)).collect();
+        let aligned = K < 32;
+        let data_cols: Vec<u64> = if aligned {
+            p.data.clone()
+        } else {
+            p.data.iter().map(|&c| crate::crc::matrix::apply(&unshift, c)).collect()
+        };
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -261,6 +278,8 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             cov: Default::default(),
             win: Default::default(),
             c_word_ones: Constant::new(0xFFFF_FFFFu64.into()),
+            c_aligned: Constant::new(aligned),
+            c_d16: Constant::new((D as u64).into()),
             sum: Default::default(),
             placed: Default::default(),
             nxt: Default::default(),
@@ -412,6 +431,15 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
             }
         }
         self.win.next = self.b.words.val() & self.cov.val();
+        if self.c_aligned.val() {
+            // `N − m` zero lanes, then lanes `0..m` (the rest shifted out).
+            self.win.next = 0.into();
+            for m in 1..(K / 4 + 1) {
+                if self.msel.val().get_bit(m) {
+                    self.win.next = self.b.words.val() << (self.c_d16.val() - (m * 32).to_bits::<16>());
+                }
+            }
+        }
         self.data_net.x.next = self.win.val();
         // The Marker's FPDUPTR (octets 2–3 of its word), picked by lane equality: an AND-OR of
         // constant shifts, where a shift by `32·mkl + 16` was a shifter over the whole beat
@@ -453,8 +481,11 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         self.len_bad1.next = (self.len1.val() == 0) | (self.len1.val() > self.cfg_mulpdu.val());
         self.lead_in.next = self.b.mk.val() & (self.b.mkl.val() == 0);
 
-        // Stage 2: `A_{4m}·(R ⊕ P)`.
+        // Stage 2: `A_{4m}·(R ⊕ P)`, or `A_{4m}·R ⊕ L(d)` in the right-aligned form.
         self.sum.next = self.crc_r.q.val() ^ self.p_ld.q.val();
+        if self.c_aligned.val() {
+            self.sum.next = self.crc_r.q.val();
+        }
         self.placed.next = 0.into();
         for j in 0..(K / 4) {
             if self.p_msel.q.val().get_bit(j + 1) {
@@ -463,8 +494,11 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         }
         self.state_net.x.next = self.placed.val();
         self.nxt.next = self.state_net.y.val();
+        if self.c_aligned.val() {
+            self.nxt.next = self.state_net.y.val() ^ self.p_ld.q.val();
+        }
         if self.p_msel.q.val().get_bit(0) {
-            self.nxt.next = self.sum.val();
+            self.nxt.next = self.crc_r.q.val() ^ self.p_ld.q.val();
         }
         self.finish.x.next = self.nxt.val();
         // The CRC lane is the last, lane `n − 1` (`n > l` and not `n > l + 1`): an AND-OR over
