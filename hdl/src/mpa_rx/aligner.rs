@@ -80,9 +80,13 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     /// Between FPDUs with nothing held: the stream may end here.
     pub idle: Signal<Out, Bit>,
     // Registers.
-    acc: DFF<Bits<D2>>,
+    /// The held octets, a ring of `2K`: `c` of them from word `rp` on (one-hot, `2N` words),
+    /// the next input beat written at octet `wp` (see the module's doc, "Datapath").
+    ring: DFF<Bits<D2>>,
+    rp: DFF<Bits<32>>,
+    wp: DFF<Bits<8>>,
     c: DFF<Bits<8>>,
-    /// The stream offset of `acc`'s octet 0 a clock late: `woff + 4·e_q` is today's.
+    /// The stream offset of the held octets' first a clock late: `woff + 4·e_q` is today's.
     woff: DFF<Bits<32>>,
     e_q: DFF<Bits<8>>,
     mpos: DFF<Bits<7>>,
@@ -182,10 +186,27 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     room: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
     in_data: Signal<Local, Bits<D>>,
-    place: Signal<Local, Bits<8>>,
-    placed: Signal<Local, Bits<D2>>,
-    pa: Signal<Local, Bits<D2>>,
-    pb: Signal<Local, Bits<D2>>,
+    /// The ring from word `rp` on; the output's lanes (`e > l`); the next `rp`, and in binary.
+    rd: Signal<Local, Bits<D2>>,
+    lanes: Signal<Local, Bits<D>>,
+    rp_nx: Signal<Local, Bits<32>>,
+    rp_bin: Signal<Local, Bits<8>>,
+    /// The input beat and its `K` octets' mask, rotated to `wp` (shifted by `wp mod K`, the
+    /// halves swapped when `wp ≥ K`).
+    wsh: Signal<Local, Bits<D2>>,
+    wm: Signal<Local, Bits<D2>>,
+    w_lo: Signal<Local, Bits<16>>,
+    c_ones_d: Constant<Bits<D>>,
+    c_word_d: Constant<Bits<D>>,
+    c_k_lo: Constant<Bits<8>>,
+    c_rp_mask: Constant<Bits<32>>,
+    c_one32: Constant<Bits<32>>,
+    /// The ring's rotations by `j` words (`32j` right, `D2 − 32j` left), `2N − j`, `4j`, `D`.
+    c_rot_r: [Constant<Bits<16>>; 32],
+    c_rot_l: [Constant<Bits<16>>; 32],
+    c_rp_back: [Constant<Bits<8>>; E_MAX],
+    c_4j_ring: [Constant<Bits<8>>; 32],
+    c_d16: Constant<Bits<16>>,
     mpos_next: Signal<Local, Bits<7>>,
     c_nx: Signal<Local, Bits<8>>,
     r_nx: Signal<Local, Bits<16>>,
@@ -198,6 +219,7 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     c_is2: [Constant<Bit>; E_MAX],
     c_n7_hi: Constant<Bits<7>>,
     c_k: Constant<Bits<8>>,
+    /// `2K − 1`: `wp`'s range.
     c_place_mask: Constant<Bits<8>>,
     c_ptr_lo: Constant<Bits<8>>,
     c_hdr_round: Constant<Bits<32>>,
@@ -227,7 +249,9 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             nt: Default::default(),
             c_one18: Constant::new(1u64.into()),
             idle: Default::default(),
-            acc: Default::default(),
+            ring: Default::default(),
+            rp: Default::default(),
+            wp: Default::default(),
             c: Default::default(),
             woff: Default::default(),
             e_q: Default::default(),
@@ -299,10 +323,23 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             room: Default::default(),
             accept: Default::default(),
             in_data: Default::default(),
-            place: Default::default(),
-            placed: Default::default(),
-            pa: Default::default(),
-            pb: Default::default(),
+            rd: Default::default(),
+            lanes: Default::default(),
+            rp_nx: Default::default(),
+            rp_bin: Default::default(),
+            wsh: Default::default(),
+            wm: Default::default(),
+            w_lo: Default::default(),
+            c_ones_d: Constant::new(Bits::<D>::mask()),
+            c_word_d: Constant::new(0xFFFF_FFFFu64.into()),
+            c_k_lo: Constant::new(((K - 1) as u64).into()),
+            c_rp_mask: Constant::new(crate::bits::low_ones(K / 2).into()),
+            c_one32: Constant::new(1u64.into()),
+            c_rot_r: std::array::from_fn(|j| Constant::new(((32 * j) as u64).into())),
+            c_rot_l: std::array::from_fn(|j| Constant::new(((D2 - 32 * j.min(D2 / 32)) as u64).into())),
+            c_rp_back: std::array::from_fn(|j| Constant::new(((K / 2).saturating_sub(j) as u64).into())),
+            c_4j_ring: std::array::from_fn(|j| Constant::new(((4 * j) as u64 & 0xFF).into())),
+            c_d16: Constant::new((D as u64).into()),
             mpos_next: Default::default(),
             c_nx: Default::default(),
             r_nx: Default::default(),
@@ -332,12 +369,12 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
 impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, acc, c, woff, e_q, mpos, mk_q, hw_q, r, rge, mpl, cw, st, hh_q);
+        dff_setup!(self, clock, ring, rp, wp, c, woff, e_q, mpos, mk_q, hw_q, r, rge, mpl, cw, st, hh_q);
         self.idle.next = (self.c.q.val() == 0) & self.st.q.val();
         self.adv.next = self.b.ready.val();
         self.at_start.next = self.st.q.val();
 
-        // The input beat with the octets past tkeep zeroed (acc holds zeros above c).
+        // The input beat with the octets past tkeep zeroed.
         self.in_data.next = self.s.tdata.val();
         for i in 0..K {
             if self.s.tlast.val() & !self.s.tkeep.val().get_bit(i) {
@@ -439,11 +476,25 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             }
         }
 
+        // The held octets from the first on: the ring rotated by `rp` (one-hot, an AND-OR of
+        // constant rotations).
+        self.rd.next = 0.into();
+        if self.rp.q.val().get_bit(0) {
+            self.rd.next = self.ring.q.val();
+        }
+        for j in 1..(K / 2) {
+            if self.rp.q.val().get_bit(j) {
+                self.rd.next = self.rd.val()
+                    | (self.ring.q.val() >> self.c_rot_r[j].val())
+                    | (self.ring.q.val() << self.c_rot_l[j].val());
+            }
+        }
+
         // The header's length (big-endian, octets 0–1 of its word) and the words it leaves after
         // the header word: `⌈(2 + len)/4⌉`.
-        self.hdr_word.next = self.acc.q.val().get_bits::<16>(0);
+        self.hdr_word.next = self.rd.val().get_bits::<16>(0);
         if self.hw_q.q.val() {
-            self.hdr_word.next = self.acc.q.val().get_bits::<16>(32);
+            self.hdr_word.next = self.rd.val().get_bits::<16>(32);
         }
         self.len.next = (bit_cast::<32, 8>(self.hdr_word.val().get_bits::<8>(0)) << 8)
             | bit_cast::<32, 8>(self.hdr_word.val().get_bits::<8>(8));
@@ -454,8 +505,8 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         self.len_bad.next = (self.len16.val() == 0) | (self.len16.val() > self.cfg_mulpdu.val());
         self.lead_bad.next = self.hw_q.q.val()
             & self.c_ge[1].val()
-            & ((self.acc.q.val().get_bits::<8>(16) != 0)
-                | ((self.acc.q.val().get_bits::<8>(24) & self.c_ptr_lo.val()) != 0));
+            & ((self.rd.val().get_bits::<8>(16) != 0)
+                | ((self.rd.val().get_bits::<8>(24) & self.c_ptr_lo.val()) != 0));
         self.hh_q.d.next = false;
         if self.at_start.val() {
             if self.hw_q.q.val() {
@@ -466,7 +517,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         }
 
         // The input beat: taken when it fits behind what stays — always when `c ≤ K`, else
-        // when a whole beat goes out. Never on a bad header's half beat (it empties `acc`).
+        // when a whole beat goes out. Never on a bad header's half beat (it empties the ring).
         // `c > K` is `c ≥ K + 4`, or `c ≥ K` and not a multiple of 4: one LUT of two bits of
         // `c`'s thermometer and its low two bits (stop 52 kept `c > K` in a register, `cgk`,
         // whose next value, `c + count` then `> K + 4j`, was one seed's path at 149.5 MHz).
@@ -482,24 +533,23 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         self.room.next = !self.half.val() & (self.c_le_k.val() | self.full.val());
         self.s.tready.next = self.room.val();
         self.accept.next = self.room.val() & self.s.tvalid.val();
-        // Placed at `c` before the shift, or at `c − K` after it.
-        // (`c − K` is `c ⊕ K` mod 2K: no subtraction, which yosys shared with `c − 4j` and put
-        // in front of the placement's shifter, stop 52.)
-        self.place.next = self.c.q.val();
-        if !self.c_le_k.val() {
-            self.place.next = self.c.q.val() ^ self.c_k.val();
+        // Written at `wp`, all `K` octets (those past the count are zeros past `c`): from `wp`
+        // and the input only, so the count reaches the ring through `accept` alone, one enable.
+        // `K` octets from `wp` never hold a word still held after this clock: `c ≤ K`, or
+        // `c > K` and a whole beat goes out (the octets past `2K` land in it).
+        self.w_lo.next = bit_cast::<16, 8>(self.wp.q.val() & self.c_k_lo.val()) << 3;
+        self.wsh.next = bit_cast::<D2, D>(self.in_data.val()) << self.w_lo.val();
+        self.wm.next = bit_cast::<D2, D>(self.c_ones_d.val()) << self.w_lo.val();
+        if (self.wp.q.val() & self.c_k.val()) != 0 {
+            self.wsh.next = (self.wsh.val() << self.c_d16.val()) | (self.wsh.val() >> self.c_d16.val());
+            self.wm.next = (self.wm.val() << self.c_d16.val()) | (self.wm.val() >> self.c_d16.val());
         }
-        self.placed.next =
-            bit_cast::<D2, D>(self.in_data.val()) << (bit_cast::<16, 8>(self.place.val() & self.c_place_mask.val()) << 3);
-        self.pa.next = 0.into();
-        if self.s.tvalid.val() & self.c_le_k.val() & !self.half.val() {
-            self.pa.next = self.placed.val();
+        self.ring.d.next = self.ring.q.val();
+        self.wp.d.next = self.wp.q.val();
+        if self.accept.val() {
+            self.ring.d.next = (self.ring.q.val() & !self.wm.val()) | (self.wsh.val() & self.wm.val());
+            self.wp.d.next = (self.wp.q.val() + self.s_count.val()) & self.c_place_mask.val();
         }
-        self.pb.next = 0.into();
-        if self.accept.val() & !self.c_le_k.val() {
-            self.pb.next = self.placed.val();
-        }
-        self.acc.d.next = ((self.acc.q.val() | self.pa.val()) >> (bit_cast::<16, 8>(self.e.val()) << 5)) | self.pb.val();
 
         // The next state, picked from the candidates by the word count.
         // (ORed in Locals: rust-hdl's simulator does not read back a DFF input assigned in the
@@ -524,6 +574,19 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
                 self.r_nx.next = self.r_nx.val() | self.r_c[j].val();
             }
         }
+        // The read word moves by the words out (`rp` rotated by `e`).
+        self.rp_nx.next = 0.into();
+        if self.oh[0].val() {
+            self.rp_nx.next = self.rp.q.val();
+        }
+        for j in 1..(K / 4 + 1) {
+            if self.oh[j].val() {
+                self.rp_nx.next = self.rp_nx.val()
+                    | (((self.rp.q.val() << j.to_bits::<8>()) | (self.rp.q.val() >> self.c_rp_back[j].val()))
+                        & self.c_rp_mask.val());
+            }
+        }
+        self.rp.d.next = self.rp_nx.val();
         // The thermometers of the next `r` and `mpos`: today's, wide, shifted by the count
         // (`r − e' ≥ j` is `r ≥ j + e'`; `mpos − e < j` is `e ≤ mpos < e + j`, no wrap for
         // these small `e` and `j`), or at a start the header's `r ≥ j`.
@@ -592,9 +655,17 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         self.c.d.next = self.c_nx.val();
         self.cw.d.next = self.cw_nx.val() & self.c_cw_mask.val();
         self.r.d.next = self.r_nx.val();
+        // A bad header's half beat empties the ring: the next input goes to the next word read.
+        self.rp_bin.next = 0.into();
+        for j in 1..(K / 2) {
+            if self.rp_nx.val().get_bit(j) {
+                self.rp_bin.next = self.rp_bin.val() | self.c_4j_ring[j].val();
+            }
+        }
         if self.half.val() {
             self.c.d.next = 0.into();
             self.cw.d.next = self.c_one64.val();
+            self.wp.d.next = self.rp_bin.val();
         }
         if self.at_start.val() & self.ge[1].val() {
             self.r.d.next = self.r_start.val();
@@ -608,7 +679,13 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         self.e_q.d.next = self.e.val();
 
         // The beat going out (the skid buffer behind registers it).
-        self.b.words.next = bit_cast::<D, D2>(self.acc.q.val());
+        self.lanes.next = 0.into();
+        for l in 0..(K / 4) {
+            if self.ge[l + 1].val() {
+                self.lanes.next = self.lanes.val() | (self.c_word_d.val() << (32 * l).to_bits::<16>());
+            }
+        }
+        self.b.words.next = bit_cast::<D, D2>(self.rd.val()) & self.lanes.val();
         self.b.n.next = self.e.val();
         self.nt.next = 0.into();
         for l in 0..(K / 4) {
@@ -626,7 +703,8 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
 
         self.off_w.next = bit_cast::<7, 32>(self.cfg_offset.val() >> 2);
         if self.reset.val() {
-            self.acc.d.next = 0.into();
+            self.rp.d.next = self.c_one32.val();
+            self.wp.d.next = 0.into();
             self.c.d.next = 0.into();
             self.cw.d.next = self.c_one64.val();
             self.woff.d.next = self.cfg_offset.val();
