@@ -10,11 +10,13 @@
 //! covers exactly the FPDU's octets.
 //!
 //! # Datapath
-//! `acc` holds `c` octets of the stream (contiguous, the next one in octet 0, zeros above).
-//! Each clock the stage emits `e` of its whole words — `min(words held, N, words left in the
-//! FPDU)` — shifts them out and appends the input beat's octets behind what stays, when they
-//! fit. With the input always valid a beat goes out every clock; an FPDU's end leaves a
-//! partial beat.
+//! `ring` holds `c` octets of the stream in a ring of `2W` octets: from word `rp` (one-hot)
+//! on, the next input octet due at octet `wp`. Each clock the stage emits `e` of its whole
+//! words — `min(words held, N, words left in the FPDU)` — by moving `rp` past them, and writes
+//! the input beat's `W` octets at `wp` when they fit. With the input always valid a beat goes
+//! out every clock; an FPDU's end leaves a partial beat. (Until stop 67 this was an
+//! accumulator shifted down by `e` words every clock: at W = 64 a 17-way select of each of
+//! its 1 024 bits by the count, most of the loop's 13–17 ns of routing in its fan-out.)
 //!
 //! The words left in the FPDU (`r`, Markers not counted) come from the ULPDU_Length field when
 //! an FPDU starts: `⌈(2 + len)/4⌉ + 1` (header, ULPDU, PAD, CRC); a Marker in the window (`mpos`,
@@ -33,9 +35,11 @@
 //!   ULPDU_Length (`⌈(2 + len)/4⌉ ≥ j` is `len ≥ 4j − 5`), so the loop compares nothing;
 //! - the next `r`, `mpos`, `c` and the Marker flags are computed for every possible `e` from
 //!   registers, beside `e`, and picked by it;
-//! - the input beat is placed at an offset that depends on `c` only (a register): at `c`
-//!   before the shift when `c ≤ W`, at `c − W` after it when more is held (it is taken then
-//!   only when a whole beat goes out, `e = N`); the shift by `e` is the last step;
+//! - the input beat is written at `wp` (a register): rotated by it from registers, so the count
+//!   reaches the ring only through `accept`, the write's enable. It is taken when `c ≤ W`, or
+//!   when more is held and a whole beat goes out (`e = N`), so its `W` octets never land on a
+//!   word still held after the clock; the output beat is the ring rotated by `rp`, one-hot,
+//!   from registers;
 //! - `s_tready` depends on `e` only through "`e = N`"; the output beat is not registered here
 //!   but by the skid buffer behind the stage, whose `ready` is a register.
 //!
@@ -186,9 +190,8 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     room: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
     in_data: Signal<Local, Bits<D>>,
-    /// The ring from word `rp` on; the output's lanes (`e > l`); the next `rp`, and in binary.
+    /// The ring from word `rp` on; the next `rp`, and in binary.
     rd: Signal<Local, Bits<D2>>,
-    lanes: Signal<Local, Bits<D>>,
     rp_nx: Signal<Local, Bits<32>>,
     rp_bin: Signal<Local, Bits<8>>,
     /// The input beat and its `K` octets' mask, rotated to `wp` (shifted by `wp mod K`, the
@@ -197,7 +200,6 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     wm: Signal<Local, Bits<D2>>,
     w_lo: Signal<Local, Bits<16>>,
     c_ones_d: Constant<Bits<D>>,
-    c_word_d: Constant<Bits<D>>,
     c_k_lo: Constant<Bits<8>>,
     c_rp_mask: Constant<Bits<32>>,
     c_one32: Constant<Bits<32>>,
@@ -324,14 +326,12 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             accept: Default::default(),
             in_data: Default::default(),
             rd: Default::default(),
-            lanes: Default::default(),
             rp_nx: Default::default(),
             rp_bin: Default::default(),
             wsh: Default::default(),
             wm: Default::default(),
             w_lo: Default::default(),
             c_ones_d: Constant::new(Bits::<D>::mask()),
-            c_word_d: Constant::new(0xFFFF_FFFFu64.into()),
             c_k_lo: Constant::new(((K - 1) as u64).into()),
             c_rp_mask: Constant::new(crate::bits::low_ones(K / 2).into()),
             c_one32: Constant::new(1u64.into()),
@@ -655,7 +655,9 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         self.c.d.next = self.c_nx.val();
         self.cw.d.next = self.cw_nx.val() & self.c_cw_mask.val();
         self.r.d.next = self.r_nx.val();
-        // A bad header's half beat empties the ring: the next input goes to the next word read.
+        // A bad header's half beat empties the ring: the next input goes to the next word read,
+        // so that `c`, `rp` and `wp` agree. (Not observable: the check stage ends the stream at
+        // that header. Leaving `wp` as it is passes every test.)
         self.rp_bin.next = 0.into();
         for j in 1..(K / 2) {
             if self.rp_nx.val().get_bit(j) {
@@ -679,13 +681,9 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         self.e_q.d.next = self.e.val();
 
         // The beat going out (the skid buffer behind registers it).
-        self.lanes.next = 0.into();
-        for l in 0..(K / 4) {
-            if self.ge[l + 1].val() {
-                self.lanes.next = self.lanes.val() | (self.c_word_d.val() << (32 * l).to_bits::<16>());
-            }
-        }
-        self.b.words.next = bit_cast::<D, D2>(self.rd.val()) & self.lanes.val();
+        // Lanes past the count hold what they hold (words not yet going out, or stale ones):
+        // the stages behind read lanes below `n` only, as they did with the accumulator.
+        self.b.words.next = bit_cast::<D, D2>(self.rd.val());
         self.b.n.next = self.e.val();
         self.nt.next = 0.into();
         for l in 0..(K / 4) {
