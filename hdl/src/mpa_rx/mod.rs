@@ -197,6 +197,12 @@ pub struct MpaRx<const D: usize, const K: usize, const D2: usize> {
     /// Octets of the input beat (`K`, or on a `tlast` beat the highest `tkeep` bit + 1),
     /// computed before the skid buffer.
     count: Signal<Local, Bits<8>>,
+    /// `tkeep`'s suffix OR (bit `i`: a bit at or above `i` is set) and its top bit, one-hot: a
+    /// log-depth form of "the highest bit + 1" (a priority chain over the 64 bits was MPA RX
+    /// W = 64's path, 31 levels from the input to the skid's side channel, stop 67).
+    keep_s: Signal<Local, Bits<K>>,
+    keep_h: Signal<Local, Bits<K>>,
+    c_sh: [Constant<Bits<8>>; 6],
     out_user: Signal<Local, Bits<17>>,
     c_k: Constant<Bits<8>>,
     c_one17: Constant<Bits<17>>,
@@ -228,6 +234,9 @@ impl<const D: usize, const K: usize, const D2: usize> Default for MpaRx<D, K, D2
             check: Default::default(),
             outbuf: Default::default(),
             count: Default::default(),
+            keep_s: Default::default(),
+            keep_h: Default::default(),
+            c_sh: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             out_user: Default::default(),
             c_k: Constant::new((K as u64).into()),
             c_one17: Constant::new(1u64.into()),
@@ -253,12 +262,17 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
         self.outbuf.reset.next = self.reset.val();
 
         AxisSink::<D, K>::link(&mut self.s, &mut self.inbuf.s);
+        self.keep_s.next = self.s.tkeep.val();
+        for i in 0..6 {
+            self.keep_s.next = self.keep_s.val() | (self.keep_s.val() >> self.c_sh[i].val());
+        }
+        self.keep_h.next = self.keep_s.val() & !(self.keep_s.val() >> self.c_sh[0].val());
         self.count.next = self.c_k.val();
         if self.s.tlast.val() {
             self.count.next = 0.into();
             for i in 0..K {
-                if self.s.tkeep.val().get_bit(i) {
-                    self.count.next = (i + 1).to_bits::<8>();
+                if self.keep_h.val().get_bit(i) {
+                    self.count.next = self.count.val() | (i + 1).to_bits::<8>();
                 }
             }
         }
