@@ -186,6 +186,15 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     len: Signal<Local, Bits<32>>,
     r_start: Signal<Local, Bits<16>>,
     len_bad: Signal<Local, Bit>,
+    /// The length rule judged for every ring word as a header word (`wl`: its ULPDU_Length;
+    /// `lb` bit `j`: 0 or over MULPDU) and picked by the header's word (`hsel`: `rp`, or the
+    /// word after it behind a leading Marker), so the compare's carry chain starts at the
+    /// ring's registers, not behind the read rotation (stop 67: `rp` → the rotation → the
+    /// compare → `hh_q` was W = 8's path on every seed at 151.52 MHz).
+    wl: [Signal<Local, Bits<16>>; 32],
+    lb: Signal<Local, Bits<32>>,
+    wsel: Signal<Local, Bits<D2>>,
+    hsel: Signal<Local, Bits<32>>,
     lead_bad: Signal<Local, Bit>,
     room: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
@@ -321,6 +330,10 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             len: Default::default(),
             r_start: Default::default(),
             len_bad: Default::default(),
+            wl: Default::default(),
+            lb: Default::default(),
+            wsel: Default::default(),
+            hsel: Default::default(),
             lead_bad: Default::default(),
             room: Default::default(),
             accept: Default::default(),
@@ -502,7 +515,24 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         // The first field bad (judged for the next clock): a length of 0 or over MULPDU once its
         // two octets are in, or a leading Marker whose FPDUPTR is not 0.
         self.len16.next = bit_cast::<16, 32>(self.len.val());
-        self.len_bad.next = (self.len16.val() == 0) | (self.len16.val() > self.cfg_mulpdu.val());
+        for j in 0..(K / 2) {
+            self.wsel.next = self.ring.q.val() >> self.c_rot_r[j].val();
+            self.wl[j].next = (bit_cast::<16, D2>(self.wsel.val()) << 8) | (bit_cast::<16, D2>(self.wsel.val()) >> 8);
+        }
+        for j in (K / 2)..32 {
+            self.wl[j].next = 0.into();
+        }
+        self.lb.next = 0.into();
+        for j in 0..32 {
+            if (self.wl[j].val() == 0) | (self.wl[j].val() > self.cfg_mulpdu.val()) {
+                self.lb.next = self.lb.val() | (self.c_one32.val() << j.to_bits::<8>());
+            }
+        }
+        self.hsel.next = self.rp.q.val();
+        if self.hw_q.q.val() {
+            self.hsel.next = ((self.rp.q.val() << 1) | (self.rp.q.val() >> self.c_rp_back[1].val())) & self.c_rp_mask.val();
+        }
+        self.len_bad.next = (self.lb.val() & self.hsel.val()) != 0;
         self.lead_bad.next = self.hw_q.q.val()
             & self.c_ge[1].val()
             & ((self.rd.val().get_bits::<8>(16) != 0)
