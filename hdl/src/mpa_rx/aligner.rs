@@ -191,7 +191,11 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     /// word after it behind a leading Marker), so the compare's carry chain starts at the
     /// ring's registers, not behind the read rotation (stop 67: `rp` → the rotation → the
     /// compare → `hh_q` was W = 8's path on every seed at 151.52 MHz).
-    wl: [Signal<Local, Bits<16>>; 32],
+    wl: [Signal<Local, Bits<32>>; 32],
+    rsw: [Signal<Local, Bits<32>>; 32],
+    rs32: Signal<Local, Bits<32>>,
+    mulpdu32: Signal<Local, Bits<32>>,
+    c_byte32: Constant<Bits<32>>,
     lb: Signal<Local, Bits<32>>,
     wsel: Signal<Local, Bits<D2>>,
     hsel: Signal<Local, Bits<32>>,
@@ -331,6 +335,10 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             r_start: Default::default(),
             len_bad: Default::default(),
             wl: Default::default(),
+            rsw: Default::default(),
+            rs32: Default::default(),
+            mulpdu32: Default::default(),
+            c_byte32: Constant::new(0xFFu64.into()),
             lb: Default::default(),
             wsel: Default::default(),
             hsel: Default::default(),
@@ -511,20 +519,21 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         }
         self.len.next = (bit_cast::<32, 8>(self.hdr_word.val().get_bits::<8>(0)) << 8)
             | bit_cast::<32, 8>(self.hdr_word.val().get_bits::<8>(8));
-        self.r_start.next = bit_cast::<16, 32>((self.len.val() + self.c_hdr_round.val()) >> 2);
         // The first field bad (judged for the next clock): a length of 0 or over MULPDU once its
         // two octets are in, or a leading Marker whose FPDUPTR is not 0.
         self.len16.next = bit_cast::<16, 32>(self.len.val());
         for j in 0..(K / 2) {
             self.wsel.next = self.ring.q.val() >> self.c_rot_r[j].val();
-            self.wl[j].next = (bit_cast::<16, D2>(self.wsel.val()) << 8) | (bit_cast::<16, D2>(self.wsel.val()) >> 8);
+            self.wl[j].next = ((bit_cast::<32, D2>(self.wsel.val()) & self.c_byte32.val()) << 8)
+                | ((bit_cast::<32, D2>(self.wsel.val()) >> 8) & self.c_byte32.val());
         }
         for j in (K / 2)..32 {
             self.wl[j].next = 0.into();
         }
         self.lb.next = 0.into();
+        self.mulpdu32.next = bit_cast::<32, 16>(self.cfg_mulpdu.val());
         for j in 0..32 {
-            if (self.wl[j].val() == 0) | (self.wl[j].val() > self.cfg_mulpdu.val()) {
+            if (self.wl[j].val() == 0) | (self.wl[j].val() > self.mulpdu32.val()) {
                 self.lb.next = self.lb.val() | (self.c_one32.val() << j.to_bits::<8>());
             }
         }
@@ -533,6 +542,16 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             self.hsel.next = ((self.rp.q.val() << 1) | (self.rp.q.val() >> self.c_rp_back[1].val())) & self.c_rp_mask.val();
         }
         self.len_bad.next = (self.lb.val() & self.hsel.val()) != 0;
+        // The words after the header word likewise, for every ring word, then picked (stop 67:
+        // the rotation → `+ 5` → `r` was W = 8's next path, 155.93 MHz).
+        self.rs32.next = 0.into();
+        for j in 0..32 {
+            self.rsw[j].next = (self.wl[j].val() + self.c_hdr_round.val()) >> 2;
+            if self.hsel.val().get_bit(j) {
+                self.rs32.next = self.rs32.val() | self.rsw[j].val();
+            }
+        }
+        self.r_start.next = bit_cast::<16, 32>(self.rs32.val());
         self.lead_bad.next = self.hw_q.q.val()
             & self.c_ge[1].val()
             & ((self.rd.val().get_bits::<8>(16) != 0)
