@@ -191,11 +191,14 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     /// word after it behind a leading Marker), so the compare's carry chain starts at the
     /// ring's registers, not behind the read rotation (stop 67: `rp` → the rotation → the
     /// compare → `hh_q` was W = 8's path on every seed at 151.52 MHz).
-    wl: [Signal<Local, Bits<32>>; 32],
-    rsw: [Signal<Local, Bits<32>>; 32],
-    rs32: Signal<Local, Bits<32>>,
-    mulpdu32: Signal<Local, Bits<32>>,
-    c_byte32: Constant<Bits<32>>,
+    /// (18 bits: `len + 5` fits, and the adder's carry chain is no longer.)
+    wl: [Signal<Local, Bits<18>>; 32],
+    rsw: [Signal<Local, Bits<18>>; 32],
+    rs18: Signal<Local, Bits<18>>,
+    /// `wl` in 16 bits, for the compare (in 32 its carry chain was twice as long).
+    wl16: [Signal<Local, Bits<16>>; 32],
+    c_byte18: Constant<Bits<18>>,
+    c_hdr_round18: Constant<Bits<18>>,
     lb: Signal<Local, Bits<32>>,
     wsel: Signal<Local, Bits<D2>>,
     hsel: Signal<Local, Bits<32>>,
@@ -237,7 +240,6 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     /// `2K − 1`: `wp`'s range.
     c_place_mask: Constant<Bits<8>>,
     c_ptr_lo: Constant<Bits<8>>,
-    c_hdr_round: Constant<Bits<32>>,
     c_byte_d: Constant<Bits<D>>,
     c_zero7: Constant<Bits<7>>,
     c_two: Constant<Bits<8>>,
@@ -336,9 +338,11 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             len_bad: Default::default(),
             wl: Default::default(),
             rsw: Default::default(),
-            rs32: Default::default(),
-            mulpdu32: Default::default(),
-            c_byte32: Constant::new(0xFFu64.into()),
+            rs18: Default::default(),
+            wl16: Default::default(),
+            c_byte18: Constant::new(0xFFu64.into()),
+            // ⌈(HEADER_LEN + len) / 4⌉ = (len + HEADER_LEN + 3) >> 2 words of header, ULPDU and PAD.
+            c_hdr_round18: Constant::new(((HEADER_LEN + 3) as u64).into()),
             lb: Default::default(),
             wsel: Default::default(),
             hsel: Default::default(),
@@ -377,8 +381,6 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             c_k: Constant::new((K as u64).into()),
             c_place_mask: Constant::new(((2 * K - 1) as u64).into()),
             c_ptr_lo: Constant::new(0xFCu64.into()),
-            // ⌈(HEADER_LEN + len) / 4⌉ = (len + HEADER_LEN + 3) >> 2 words of header, ULPDU and PAD.
-            c_hdr_round: Constant::new(((HEADER_LEN + 3) as u64).into()),
             c_byte_d: Constant::new(0xFFu64.into()),
             c_zero7: Constant::new(0u64.into()),
             c_two: Constant::new(2u64.into()),
@@ -524,16 +526,17 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         self.len16.next = bit_cast::<16, 32>(self.len.val());
         for j in 0..(K / 2) {
             self.wsel.next = self.ring.q.val() >> self.c_rot_r[j].val();
-            self.wl[j].next = ((bit_cast::<32, D2>(self.wsel.val()) & self.c_byte32.val()) << 8)
-                | ((bit_cast::<32, D2>(self.wsel.val()) >> 8) & self.c_byte32.val());
+            self.wl[j].next = ((bit_cast::<18, D2>(self.wsel.val()) & self.c_byte18.val()) << 8)
+                | ((bit_cast::<18, D2>(self.wsel.val()) >> 8) & self.c_byte18.val());
+            self.wl16[j].next = (bit_cast::<16, D2>(self.wsel.val()) << 8) | (bit_cast::<16, D2>(self.wsel.val()) >> 8);
         }
         for j in (K / 2)..32 {
             self.wl[j].next = 0.into();
+            self.wl16[j].next = 0.into();
         }
         self.lb.next = 0.into();
-        self.mulpdu32.next = bit_cast::<32, 16>(self.cfg_mulpdu.val());
         for j in 0..32 {
-            if (self.wl[j].val() == 0) | (self.wl[j].val() > self.mulpdu32.val()) {
+            if (self.wl16[j].val() == 0) | (self.wl16[j].val() > self.cfg_mulpdu.val()) {
                 self.lb.next = self.lb.val() | (self.c_one32.val() << j.to_bits::<8>());
             }
         }
@@ -544,14 +547,14 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         self.len_bad.next = (self.lb.val() & self.hsel.val()) != 0;
         // The words after the header word likewise, for every ring word, then picked (stop 67:
         // the rotation → `+ 5` → `r` was W = 8's next path, 155.93 MHz).
-        self.rs32.next = 0.into();
+        self.rs18.next = 0.into();
         for j in 0..32 {
-            self.rsw[j].next = (self.wl[j].val() + self.c_hdr_round.val()) >> 2;
+            self.rsw[j].next = (self.wl[j].val() + self.c_hdr_round18.val()) >> 2;
             if self.hsel.val().get_bit(j) {
-                self.rs32.next = self.rs32.val() | self.rsw[j].val();
+                self.rs18.next = self.rs18.val() | self.rsw[j].val();
             }
         }
-        self.r_start.next = bit_cast::<16, 32>(self.rs32.val());
+        self.r_start.next = bit_cast::<16, 18>(self.rs18.val());
         self.lead_bad.next = self.hw_q.q.val()
             & self.c_ge[1].val()
             & ((self.rd.val().get_bits::<8>(16) != 0)
