@@ -14,9 +14,12 @@
 //! on, the next input octet due at octet `wp`. Each clock the stage emits `e` of its whole
 //! words — `min(words held, N, words left in the FPDU)` — by moving `rp` past them, and writes
 //! the input beat's `W` octets at `wp` when they fit. With the input always valid a beat goes
-//! out every clock; an FPDU's end leaves a partial beat. (Until stop 67 this was an
-//! accumulator shifted down by `e` words every clock: at W = 64 a 17-way select of each of
-//! its 1 024 bits by the count, most of the loop's 13–17 ns of routing in its fan-out.)
+//! out every clock; an FPDU's end leaves a partial beat. That is the form from 8 word lanes
+//! (W = 64), since stop 67. Below (W = 8) `ring` is an accumulator instead, octet 0 the first
+//! held, shifted down by `e` words every clock and the input placed at `c` (`c_ring`): a
+//! 3-way select there, where the ring's read rotation and per-word header rules cost 2.4 %
+//! of W = 8's clock. At W = 64 the shift was a 17-way select of each of 1 024 bits by the
+//! count, most of the loop's 13–17 ns of routing in its fan-out (stops 47 and 53).
 //!
 //! The words left in the FPDU (`r`, Markers not counted) come from the ULPDU_Length field when
 //! an FPDU starts: `⌈(2 + len)/4⌉ + 1` (header, ULPDU, PAD, CRC); a Marker in the window (`mpos`,
@@ -206,6 +209,17 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     room: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
     in_data: Signal<Local, Bits<D>>,
+    /// The ring form from 8 word lanes (W = 64); below (W = 8) `ring` is the accumulator of
+    /// stop 66 and earlier, octet 0 the first held, shifted down by the words out (a 3-way
+    /// select there; the ring's read rotation and per-word header rules measured 153.28 MHz
+    /// against its 157.08 at W = 8, seeds 1–3, c7bc611). A constant: one form is synthesised.
+    c_ring: Constant<Bit>,
+    /// The accumulator form's input placement (see `c_ring`).
+    place: Signal<Local, Bits<8>>,
+    placed: Signal<Local, Bits<D2>>,
+    pa: Signal<Local, Bits<D2>>,
+    pb: Signal<Local, Bits<D2>>,
+    c_hdr_round: Constant<Bits<32>>,
     /// The ring from word `rp` on; the next `rp`, and in binary.
     rd: Signal<Local, Bits<D2>>,
     rp_nx: Signal<Local, Bits<32>>,
@@ -350,6 +364,12 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             room: Default::default(),
             accept: Default::default(),
             in_data: Default::default(),
+            c_ring: Constant::new(K >= 32),
+            place: Default::default(),
+            placed: Default::default(),
+            pa: Default::default(),
+            pb: Default::default(),
+            c_hdr_round: Constant::new(((HEADER_LEN + 3) as u64).into()),
             rd: Default::default(),
             rp_nx: Default::default(),
             rp_bin: Default::default(),
@@ -512,6 +532,10 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
                     | (self.ring.q.val() << self.c_rot_l[j].val());
             }
         }
+        if !self.c_ring.val() {
+            // The accumulator: the first held octet is octet 0.
+            self.rd.next = self.ring.q.val();
+        }
 
         // The header's length (big-endian, octets 0–1 of its word) and the words it leaves after
         // the header word: `⌈(2 + len)/4⌉`.
@@ -545,6 +569,9 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             self.hsel.next = ((self.rp.q.val() << 1) | (self.rp.q.val() >> self.c_rp_back[1].val())) & self.c_rp_mask.val();
         }
         self.len_bad.next = (self.lb.val() & self.hsel.val()) != 0;
+        if !self.c_ring.val() {
+            self.len_bad.next = (self.len16.val() == 0) | (self.len16.val() > self.cfg_mulpdu.val());
+        }
         // The words after the header word likewise, for every ring word, then picked (stop 67:
         // the rotation → `+ 5` → `r` was W = 8's next path, 155.93 MHz).
         self.rs18.next = 0.into();
@@ -555,6 +582,9 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             }
         }
         self.r_start.next = bit_cast::<16, 18>(self.rs18.val());
+        if !self.c_ring.val() {
+            self.r_start.next = bit_cast::<16, 32>((self.len.val() + self.c_hdr_round.val()) >> 2);
+        }
         self.lead_bad.next = self.hw_q.q.val()
             & self.c_ge[1].val()
             & ((self.rd.val().get_bits::<8>(16) != 0)
@@ -589,6 +619,10 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         // and the input only, so the count reaches the ring through `accept` alone, one enable.
         // `K` octets from `wp` never hold a word still held after this clock: `c ≤ K`, or
         // `c > K` and a whole beat goes out (the octets past `2K` land in it).
+        self.place.next = 0.into();
+        self.placed.next = 0.into();
+        self.pa.next = 0.into();
+        self.pb.next = 0.into();
         self.w_lo.next = bit_cast::<16, 8>(self.wp.q.val() & self.c_k_lo.val()) << 3;
         self.wsh.next = bit_cast::<D2, D>(self.in_data.val()) << self.w_lo.val();
         self.wm.next = bit_cast::<D2, D>(self.c_ones_d.val()) << self.w_lo.val();
@@ -601,6 +635,24 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         if self.accept.val() {
             self.ring.d.next = (self.ring.q.val() & !self.wm.val()) | (self.wsh.val() & self.wm.val());
             self.wp.d.next = (self.wp.q.val() + self.s_count.val()) & self.c_place_mask.val();
+        }
+        if !self.c_ring.val() {
+            // The accumulator: placed at `c` before the shift, or at `c − K` after it (`c − K`
+            // is `c ⊕ K` mod 2K: no subtraction, which yosys shared with `c − 4j` and put in
+            // front of the placement's shifter, stop 52), then shifted down by `e` words.
+            self.place.next = self.c.q.val();
+            if !self.c_le_k.val() {
+                self.place.next = self.c.q.val() ^ self.c_k.val();
+            }
+            self.placed.next =
+                bit_cast::<D2, D>(self.in_data.val()) << (bit_cast::<16, 8>(self.place.val() & self.c_place_mask.val()) << 3);
+            if self.s.tvalid.val() & self.c_le_k.val() & !self.half.val() {
+                self.pa.next = self.placed.val();
+            }
+            if self.accept.val() & !self.c_le_k.val() {
+                self.pb.next = self.placed.val();
+            }
+            self.ring.d.next = ((self.ring.q.val() | self.pa.val()) >> (bit_cast::<16, 8>(self.e.val()) << 5)) | self.pb.val();
         }
 
         // The next state, picked from the candidates by the word count.
@@ -753,6 +805,9 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
 
         self.off_w.next = bit_cast::<7, 32>(self.cfg_offset.val() >> 2);
         if self.reset.val() {
+            if !self.c_ring.val() {
+                self.ring.d.next = 0.into();
+            }
             self.rp.d.next = self.c_one32.val();
             self.wp.d.next = 0.into();
             self.c.d.next = 0.into();
