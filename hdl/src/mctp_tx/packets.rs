@@ -106,11 +106,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     /// payload ends in it (`pkt_end`), worked out with the beat before (from stage A's
     /// `p0`/`pend0` for a message's first beat): the beat's layout then starts from registers.
     p_r: DFF<Bits<8>>,
-    /// `p_r` as a thermometer code, bit `i` set when `p > i`: set with it from each candidate's
-    /// `pl > i & rm > i` (`p = min(pl, rm)`, no [`BeatSplit`] compare in front), so that whether
-    /// a beat needs input, `p > avail`, is bit `avail` of a register: a select, where the
-    /// compare of `p_r` with `avail` was a carry chain in front of `emit` (W = 8's path).
-    pth_r: DFF<Bits<K>>,
     pend_r: DFF<Bit>,
     /// The next beat's header and payload octets together, `nh + p`: set with `p_r` from the
     /// sums beside the split, so the beat's payload lanes are a compare of one register (the
@@ -199,13 +194,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     pec_here: Signal<Local, Bit>,
     frame_end: Signal<Local, Bit>,
     need_in: Signal<Local, Bit>,
-    /// `p > avail` for a later beat: bit `avail` of `pth_r`.
-    gt_pa: Signal<Local, Bit>,
-    /// The next beat's `pth_r`: for the packet going on, a message's first beat, a new packet.
-    pth_cb: Signal<Local, Bits<K>>,
-    pth_ci: Signal<Local, Bits<K>>,
-    pth_nb: Signal<Local, Bits<K>>,
-    pth_n: Signal<Local, Bits<K>>,
     active: Signal<Local, Bit>,
     emit: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
@@ -295,12 +283,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     /// SMBus. (The first beat's lanes come from stage A, `msg.keep0`.)
     c_room0: Constant<Bits<8>>,
     c_room0_smbus: Constant<Bits<8>>,
-    /// `rm > i` lane by lane for the constant rooms (a new packet's first beat, a message's
-    /// second): the rooms' thermometer codes, for `pth_r`.
-    c_room0_th: Constant<Bits<K>>,
-    c_room0_th_smbus: Constant<Bits<K>>,
-    c_rm1_th: Constant<Bits<K>>,
-    c_rm1_th_smbus: Constant<Bits<K>>,
     /// A packet's second and third beats (index 1, 2): header octets, payload room, header
     /// octets after ([`super::HeaderBeats`]), without and with the SMBus prefix.
     c_nh1: Constant<Bits<8>>,
@@ -363,7 +345,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             hpos: Default::default(),
             nh_r: Default::default(),
             p_r: Default::default(),
-            pth_r: Default::default(),
             pend_r: Default::default(),
             np_r: Default::default(),
             pec_r: Default::default(),
@@ -439,11 +420,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             pec_here: Default::default(),
             frame_end: Default::default(),
             need_in: Default::default(),
-            gt_pa: Default::default(),
-            pth_cb: Default::default(),
-            pth_ci: Default::default(),
-            pth_nb: Default::default(),
-            pth_n: Default::default(),
             active: Default::default(),
             emit: Default::default(),
             take: Default::default(),
@@ -515,10 +491,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             c_mh0: Constant::new(super::first_beat_header_lanes(K, false).into()),
             c_mh0_smbus: Constant::new(super::first_beat_header_lanes(K, true).into()),
             c_room0: super::first_beat_room(K, false),
-            c_room0_th: thermometer(hb.rm[0]),
-            c_room0_th_smbus: thermometer(hs.rm[0]),
-            c_rm1_th: thermometer(hb.rm[1]),
-            c_rm1_th_smbus: thermometer(hs.rm[1]),
             c_room0_smbus: super::first_beat_room(K, true),
             // SMBus byte count: source octet + MCTP header + payload (DSP0237).
             c_count_add: Constant::new(((1 + HEADER_LEN) as u64).into()),
@@ -537,7 +509,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
-            after, npl, npl_due, neom, pkt_left, hpos, nh_r, p_r, pth_r, pend_r, np_r, pec_r, pl_r, nhn_r, rmn_r, restn_r, held, rd, bend, avail_r, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
+            after, npl, npl_due, neom, pkt_left, hpos, nh_r, p_r, pend_r, np_r, pec_r, pl_r, nhn_r, rmn_r, restn_r, held, rd, bend, avail_r, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
             n_packets, n_messages, n_len_errors, pkt_out, len_err_p, len_flag, len_rd, len_bend
         );
         self.m.tdata.next = self.o_data.q.val();
@@ -662,13 +634,10 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
 
         // A payload beat is needed when held runs short; the beat goes out when it has one.
         // (For a message's first beat and a later one side by side, the idle state selecting.)
-        // `p > avail` is bit `avail` of `p`'s thermometer code (`pth_r`), `avail`'s low
-        // ⌊log2 W⌋ + 1 bits selecting: it is in front of `take` and so of the skid buffer's
-        // enables, and of `emit` (a compare's carry chain there was W = 8's path).
-        // (`avail` is below W; a bit past the code's K reads 0, `p > avail` false, as it is.)
-        self.gt_pa.next =
-            ((self.pth_r.q.val() >> bit_cast::<16, 8>(self.avail.val() & self.c_cnt_mask.val())) & self.c_bit[0].val()) != 0;
-        self.need_in.next = self.gt_pa.val() & !self.in_done.q.val();
+        // p and avail are at most W, so their low ⌊log2 W⌋ + 1 bits decide (the compare is in
+        // front of `take` and so of the skid buffer's enables).
+        self.need_in.next = ((self.p_r.q.val() & self.c_cnt_mask.val()) > (self.avail.val() & self.c_cnt_mask.val()))
+            & !self.in_done.q.val();
         // Between messages held is empty (a message's end clears `avail_r`, and neither the
         // drain nor the idle state forms a beat), so a first beat needs input when it has any
         // payload: `p0 ≠ 0`, not a compare with `avail` (W = 8's path ran from `p0` through
@@ -709,7 +678,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // and its borrow at stop 56.)
         self.cnt_p.next = self.p_r.q.val() & self.c_cnt_mask.val();
         self.d_pa.next = (self.cnt_p.val() - self.cnt_av.val()) & self.c_cnt_mask.val();
-        self.pad_nt.next = self.gt_pa.val();
+        self.pad_nt.next = self.cnt_p.val() > self.cnt_av.val();
         self.not_p.next = !self.cnt_p.val() & self.c_left_mask.val();
         self.csa_s.next = self.cnt_av.val() ^ self.cnt_in.val() ^ self.not_p.val();
         self.csa_c.next = (((self.cnt_av.val() & self.cnt_in.val())
@@ -860,32 +829,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         self.sp_ci.pl.next = self.msg.pl0.val();
         self.sp_ci.rm.next = self.rm_i.val();
         self.sp_ci.smbus.next = self.msg.smbus.val();
-        // The same three candidates' `p > i`, lane by lane, as `p_n` picks among them below.
-        self.pth_cb.next = 0.into();
-        self.pth_ci.next = 0.into();
-        self.pth_nb.next = 0.into();
-        for i in 0..K {
-            if (self.pl_r.q.val() > self.c_lane[i].val()) & (self.rmn_r.q.val() > self.c_lane[i].val()) {
-                self.pth_cb.next = self.pth_cb.val() | self.c_bit[i].val();
-            }
-            if self.msg.pl0.val() > self.c_lane[i].val() {
-                self.pth_ci.next = self.pth_ci.val() | self.c_bit[i].val();
-            }
-            if self.npl.q.val() > self.c_lane[i].val() {
-                self.pth_nb.next = self.pth_nb.val() | self.c_bit[i].val();
-            }
-        }
-        // Their rooms are constants: `rm > i` is a constant code, picked by the binding.
-        if self.msg.smbus.val() {
-            self.pth_ci.next = self.pth_ci.val() & self.c_rm1_th_smbus.val();
-        } else {
-            self.pth_ci.next = self.pth_ci.val() & self.c_rm1_th.val();
-        }
-        if self.r_smbus.q.val() {
-            self.pth_nb.next = self.pth_nb.val() & self.c_room0_th_smbus.val();
-        } else {
-            self.pth_nb.next = self.pth_nb.val() & self.c_room0_th.val();
-        }
         self.nh_c.next = self.restn_r.q.val();
         if self.restn_r.q.val() > self.c_w.val() {
             self.nh_c.next = self.c_w.val();
@@ -893,7 +836,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // The packet goes on after a beat of the message.
         self.nh_n.next = self.nhn_r.q.val();
         self.p_n.next = self.sp_cb.p.val();
-        self.pth_n.next = self.pth_cb.val();
         self.pend_n.next = self.sp_cb.pend.val();
         self.pec_n.next = self.sp_cb.pec.val();
         self.pl_n.next = self.pl_r.q.val();
@@ -914,7 +856,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
                 self.restn_n.next = self.c_rest2_smbus.val();
             }
             self.p_n.next = self.sp_ci.p.val();
-            self.pth_n.next = self.pth_ci.val();
             self.pend_n.next = self.sp_ci.pend.val();
             self.pec_n.next = self.sp_ci.pec.val();
             self.pl_n.next = self.msg.pl0.val();
@@ -949,7 +890,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
                 self.restn_n.next = self.c_rest1_smbus.val();
             }
             self.p_n.next = self.sp_nb.p.val();
-            self.pth_n.next = self.pth_nb.val();
             self.pend_n.next = self.sp_nb.pend.val();
             self.pec_n.next = self.sp_nb.pec.val();
             self.pl_n.next = self.npl.q.val();
@@ -1014,7 +954,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.hpos.d.next = self.e_hpos.val() + self.nh.val();
             self.nh_r.d.next = self.nh_n.val();
             self.p_r.d.next = self.p_n.val();
-            self.pth_r.d.next = self.pth_n.val();
             self.pend_r.d.next = self.pend_n.val();
             self.np_r.d.next = self.np_n.val();
             self.pec_r.d.next = self.pec_n.val();
@@ -1081,7 +1020,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.hpos.d.next = 0.into();
             self.nh_r.d.next = 0.into();
             self.p_r.d.next = 0.into();
-            self.pth_r.d.next = 0.into();
             self.pend_r.d.next = false;
             self.np_r.d.next = 0.into();
             self.pec_r.d.next = false;
@@ -1107,11 +1045,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.len_err_p.d.next = false;
         }
     }
-}
-
-/// `v > i` for each lane `i` of a `K`-lane beat: bits `0..min(v, K)` set.
-fn thermometer<const K: usize>(v: usize) -> Constant<Bits<K>> {
-    Constant::new(((1u64 << v.min(K)) - 1).into())
 }
 
 /// One beat's payload split: with `rm` payload lanes after its header octets and `pl` octets
