@@ -35,7 +35,9 @@
 //!   left" and the start rules; `e` one-hot from those. The thermometers of `c`, `r` and the
 //!   Marker lane `mpos` are registers (`cw`, `rge`, `mpl`), their next values picked by the
 //!   count from today's, shifted (`r − e ≥ j` is `r ≥ j + e`), or at a start from the header's
-//!   ULPDU_Length (`⌈(2 + len)/4⌉ ≥ j` is `len ≥ 4j − 5`), so the loop compares nothing;
+//!   ULPDU_Length (`⌈(2 + len)/4⌉ ≥ j` is `len ≥ 4j − 5`; in the ring form judged for every
+//!   ring word and picked by the header's word, like the length rule), so the loop compares
+//!   nothing;
 //! - the next `r`, `mpos`, `c` and the Marker flags are computed for every possible `e` from
 //!   registers, beside `e`, and picked by it;
 //! - the input beat is written at `wp` (a register): rotated by it from registers, so the count
