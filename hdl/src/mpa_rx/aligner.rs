@@ -35,9 +35,7 @@
 //!   left" and the start rules; `e` one-hot from those. The thermometers of `c`, `r` and the
 //!   Marker lane `mpos` are registers (`cw`, `rge`, `mpl`), their next values picked by the
 //!   count from today's, shifted (`r − e ≥ j` is `r ≥ j + e`), or at a start from the header's
-//!   ULPDU_Length (`⌈(2 + len)/4⌉ ≥ j` is `len ≥ 4j − 5`; in the ring form judged for every
-//!   ring word and picked by the header's word, like the length rule), so the loop compares
-//!   nothing;
+//!   ULPDU_Length (`⌈(2 + len)/4⌉ ≥ j` is `len ≥ 4j − 5`), so the loop compares nothing;
 //! - the next `r`, `mpos`, `c` and the Marker flags are computed for every possible `e` from
 //!   registers, beside `e`, and picked by it;
 //! - the input beat is written at `wp` (a register): rotated by it from registers, so the count
@@ -204,16 +202,6 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     wl16: [Signal<Local, Bits<16>>; 32],
     c_byte18: Constant<Bits<18>>,
     c_hdr_round18: Constant<Bits<18>>,
-    /// The start's `r ≥ j` likewise, for every ring word (`rsth`), then picked: `len ≥ 4j − 5`
-    /// is `len`'s bits from `K` up not all zero, or bit `len mod K` of the table `c_ge_tab[j]`
-    /// (bits `4j − 5` and up): a select of constants, no carry chain. (Stop 68: the ring's
-    /// read rotation → the length one-hot → `rge` was W = 64's path, 66.97 MHz, 18 levels.)
-    rsth: [Signal<Local, Bits<18>>; 32],
-    wlo: Signal<Local, Bits<16>>,
-    whi: Signal<Local, Bit>,
-    c_ge_tab: [Constant<Bits<K>>; 18],
-    c_lo16: Constant<Bits<16>>,
-    c_one_k: Constant<Bits<K>>,
     lb: Signal<Local, Bits<32>>,
     wsel: Signal<Local, Bits<D2>>,
     hsel: Signal<Local, Bits<32>>,
@@ -369,15 +357,6 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             c_byte18: Constant::new(0xFFu64.into()),
             // ⌈(HEADER_LEN + len) / 4⌉ = (len + HEADER_LEN + 3) >> 2 words of header, ULPDU and PAD.
             c_hdr_round18: Constant::new(((HEADER_LEN + 3) as u64).into()),
-            rsth: Default::default(),
-            wlo: Default::default(),
-            whi: Default::default(),
-            c_ge_tab: std::array::from_fn(|j| {
-                let t = (4 * j).saturating_sub(HEADER_LEN + 3);
-                Constant::new((crate::bits::low_ones(K) & !crate::bits::low_ones(t)).into())
-            }),
-            c_lo16: Constant::new(((K - 1) as u64).into()),
-            c_one_k: Constant::new(1u64.into()),
             lb: Default::default(),
             wsel: Default::default(),
             hsel: Default::default(),
@@ -746,25 +725,6 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         for j in 2..(K / 4 + 2) {
             if (self.len_oh.val() & self.c_low72[4 * j - 5].val()) == 0 {
                 self.rge_st.next = self.rge_st.val() | (self.c_one18.val() << j.to_bits::<8>());
-            }
-        }
-        if self.c_ring.val() {
-            self.rge_st.next = self.c_two18.val() | self.c_one18.val();
-            for j in 0..32 {
-                self.rsth[j].next = 0.into();
-            }
-            for j in 0..(K / 2) {
-                self.wlo.next = self.wl16[j].val() & self.c_lo16.val();
-                self.whi.next = (self.wl16[j].val() & !self.c_lo16.val()) != 0;
-                self.rsth[j].next = self.c_two18.val() | self.c_one18.val();
-                for t in 2..(K / 4 + 2) {
-                    if self.whi.val() | (((self.c_ge_tab[t].val() >> self.wlo.val()) & self.c_one_k.val()) != 0) {
-                        self.rsth[j].next = self.rsth[j].val() | (self.c_one18.val() << t.to_bits::<8>());
-                    }
-                }
-                if self.hsel.val().get_bit(j) {
-                    self.rge_st.next = self.rge_st.val() | self.rsth[j].val();
-                }
             }
         }
         self.rge_nx.next = 0.into();
