@@ -544,6 +544,16 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         for j in 0..E_MAX {
             self.toh[j].next = self.tge[j].val() & !self.tge[j + 1].val();
         }
+        // W = 8 keeps the select behind `mk_in` (its paths are not in the aligner; with `tge`
+        // its median moved 156.27 → 154.49 MHz by placement, stop 69).
+        if !self.c_ring.val() {
+            for j in 0..(K / 4) {
+                self.toh[j].next = (self.oh[j].val() & !self.mk_in.val()) | (self.oh[j + 1].val() & self.mk_in.val());
+            }
+            for j in (K / 4)..(K / 4 + 1) {
+                self.toh[j].next = self.oh[j].val() & !self.mk_in.val();
+            }
+        }
         // The FPDU's last beat: its words are all that is left.
         self.last.next = false;
         for j in 1..E_MAX {
