@@ -124,6 +124,10 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     ge: [Signal<Local, Bit>; 18],
     oh: [Signal<Local, Bit>; E_MAX],
     toh: [Signal<Local, Bit>; E_MAX],
+    /// `e − mk_in ≥ j`, the FPDU words taken, straight from `ge`: `e ≥ j + 1`, or `e ≥ j` with
+    /// no Marker before word `j` (`mpos < j`). `toh` is its one-hot, two LUT levels behind
+    /// `ge` instead of `oh` → the Marker's OR over every lane (`mk_in`) → the select.
+    tge: [Signal<Local, Bit>; 18],
     // The candidates, one per word count.
     r_c: [Signal<Local, Bits<16>>; E_MAX],
     mp_c: [Signal<Local, Bits<7>>; E_MAX],
@@ -202,6 +206,16 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     wl16: [Signal<Local, Bits<16>>; 32],
     c_byte18: Constant<Bits<18>>,
     c_hdr_round18: Constant<Bits<18>>,
+    /// The start's `r ≥ j` likewise, for every ring word (`rsth`), then picked: `len ≥ 4j − 5`
+    /// is `len`'s bits from `K` up not all zero, or bit `len mod K` of the table `c_ge_tab[j]`
+    /// (bits `4j − 5` and up): a select of constants, no carry chain. (Stop 68: the ring's
+    /// read rotation → the length one-hot → `rge` was W = 64's path, 66.97 MHz, 18 levels.)
+    rsth: [Signal<Local, Bits<18>>; 32],
+    wlo: Signal<Local, Bits<16>>,
+    whi: Signal<Local, Bit>,
+    c_ge_tab: [Constant<Bits<K>>; 18],
+    c_lo16: Constant<Bits<16>>,
+    c_one_k: Constant<Bits<K>>,
     lb: Signal<Local, Bits<32>>,
     wsel: Signal<Local, Bits<D2>>,
     hsel: Signal<Local, Bits<32>>,
@@ -301,6 +315,7 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             ge: Default::default(),
             oh: Default::default(),
             toh: Default::default(),
+            tge: Default::default(),
             r_c: Default::default(),
             mp_c: Default::default(),
             c_c: Default::default(),
@@ -357,6 +372,15 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             c_byte18: Constant::new(0xFFu64.into()),
             // ⌈(HEADER_LEN + len) / 4⌉ = (len + HEADER_LEN + 3) >> 2 words of header, ULPDU and PAD.
             c_hdr_round18: Constant::new(((HEADER_LEN + 3) as u64).into()),
+            rsth: Default::default(),
+            wlo: Default::default(),
+            whi: Default::default(),
+            c_ge_tab: std::array::from_fn(|j| {
+                let t = (4 * j).saturating_sub(HEADER_LEN + 3);
+                Constant::new((crate::bits::low_ones(K) & !crate::bits::low_ones(t)).into())
+            }),
+            c_lo16: Constant::new(((K - 1) as u64).into()),
+            c_one_k: Constant::new(1u64.into()),
             lb: Default::default(),
             wsel: Default::default(),
             hsel: Default::default(),
@@ -510,6 +534,25 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         }
         for j in (K / 4)..(K / 4 + 1) {
             self.toh[j].next = self.oh[j].val() & !self.mk_in.val();
+        }
+        // The ring form (W = 64): the FPDU words taken, `e − mk_in`, one-hot from `tge`: `mk_in`
+        // is `mpos < e` (with a Marker in the window), so `e − mk_in ≥ j` is `e ≥ j + 1`, or `e ≥
+        // j` and not `mpos < j`. From `ge`, not through `mk_in`'s OR of every lane (stop 69:
+        // that OR and the select behind it sat in the word-count loop, `ge` → `oh` → `mk_in` →
+        // `toh` → `r`, W = 64's next path at 848fe76). Past `N` both terms are false. W = 8
+        // keeps the select behind `mk_in` (its paths are not in the aligner; with `tge` its
+        // median moved 156.27 → 154.49 MHz by placement, stop 69).
+        for j in 0..(E_MAX + 1) {
+            self.tge[j].next = false;
+        }
+        if self.c_ring.val() {
+            for j in 0..E_MAX {
+                self.tge[j].next =
+                    self.ge[j + 1].val() | (self.ge[j].val() & !(self.mk_q.q.val() & self.mp_lt[j].val()));
+            }
+            for j in 0..E_MAX {
+                self.toh[j].next = self.tge[j].val() & !self.tge[j + 1].val();
+            }
         }
         // The FPDU's last beat: its words are all that is left.
         self.last.next = false;
@@ -725,6 +768,28 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         for j in 2..(K / 4 + 2) {
             if (self.len_oh.val() & self.c_low72[4 * j - 5].val()) == 0 {
                 self.rge_st.next = self.rge_st.val() | (self.c_one18.val() << j.to_bits::<8>());
+            }
+        }
+        for j in 0..32 {
+            self.rsth[j].next = 0.into();
+        }
+        if self.c_ring.val() {
+            self.rge_st.next = self.c_two18.val() | self.c_one18.val();
+            for j in 0..(K / 2) {
+                self.wlo.next = self.wl16[j].val() & self.c_lo16.val();
+                self.whi.next = (self.wl16[j].val() & !self.c_lo16.val()) != 0;
+                self.rsth[j].next = self.c_two18.val() | self.c_one18.val();
+                for t in 2..(K / 4 + 2) {
+                    if self.whi.val() | (((self.c_ge_tab[t].val() >> self.wlo.val()) & self.c_one_k.val()) != 0) {
+                        self.rsth[j].next = self.rsth[j].val() | (self.c_one18.val() << t.to_bits::<8>());
+                    }
+                }
+            }
+            // (Every entry read, as `rsw`'s: past `K/2` they are 0 and `hsel`'s bits too.)
+            for j in 0..32 {
+                if self.hsel.val().get_bit(j) {
+                    self.rge_st.next = self.rge_st.val() | self.rsth[j].val();
+                }
             }
         }
         self.rge_nx.next = 0.into();

@@ -137,6 +137,40 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     sum: Signal<Local, Bits<32>>,
     placed: Signal<Local, Bits<D>>,
     nxt: Signal<Local, Bits<32>>,
+    /// The masked form's loop over one or two clocks (from 8 word lanes; see the module's
+    /// doc, "Loop"). `cand` lane `j` (of 17) is `A_{4j}·(R ⊕ P)`, lane 0 `R ⊕ P` itself:
+    /// `cand_net[j − 1]` computes lane `j`, lane `N` is the full beat's step.
+    cand_net: [GfMatrix<32, 32>; 16],
+    cand: Signal<Local, Bits<544>>,
+    cand_y: [Signal<Local, Bits<32>>; 17],
+    cand_t: Signal<Local, Bits<32>>,
+    cand_w: Signal<Local, Bits<544>>,
+    cand_lane: Signal<Local, Bits<544>>,
+    /// `cand`, registered when stage 2 advances: a held short beat's next state and a last
+    /// beat's CRC are picked from it a clock later.
+    cand_r: DFF<Bits<544>>,
+    /// A first beat's state, `A_{4m}·init ⊕ L(its m words)` for `m` = 1 and 2 (the header word,
+    /// behind a leading Marker), worked out in stage 1 from the beat: nothing of the loop.
+    first1: GfMatrix<32, 32>,
+    first2: GfMatrix<64, 32>,
+    p_g: DFF<Bits<32>>,
+    /// Stage 1's beat kind for the loop: the state from `p_g`, a full beat (`A_W`), an empty
+    /// one, or a short one that is not the FPDU's last (held for a clock: `hold`).
+    p_gfirst: DFF<Bit>,
+    p_full: DFF<Bit>,
+    p_slow: DFF<Bit>,
+    /// A short beat's `cand` is in `cand_r` (it advances this clock if stage 2 can).
+    slow_rdy: DFF<Bit>,
+    hold: Signal<Local, Bit>,
+    /// `m = N`, and where lane `N` of `cand` starts (`32·N`).
+    msel_full: Signal<Local, Bit>,
+    c_full_at: Constant<Bits<16>>,
+    /// `m` one-hot with the beat in stage 2's registers, and the picks from `cand_r`.
+    q_msel: DFF<Bits<18>>,
+    slow_nxt: Signal<Local, Bits<32>>,
+    full_nxt: Signal<Local, Bits<32>>,
+    late_nxt: Signal<Local, Bits<32>>,
+    late_fin: GfMatrix<32, 32>,
     /// Stage 2 takes stage 1's beat.
     adv: Signal<Local, Bit>,
     c_one18: Constant<Bits<18>>,
@@ -239,6 +273,9 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
         // The data network: `U_W·L` (`W = K` octets), see the module's doc.
         let unshift = p.unshift_by(K);
         let aligned = K < 32;
+        // A first beat's state from its first 4 or 8 octets (the same register order).
+        let init_after = |octets: usize| crate::crc::matrix::apply(&p.advance_by(octets), p.net.init_r);
+        let first_cols = |octets: usize| CrcNetwork::new(CrcKind::Crc32c.params(), octets).columns;
         let data_cols: Vec<u64> = if aligned {
             p.data.clone()
         } else {
@@ -283,6 +320,28 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             sum: Default::default(),
             placed: Default::default(),
             nxt: Default::default(),
+            cand_net: std::array::from_fn(|j| GfMatrix::new(p.advance_by(4 * (j + 1)), 0)),
+            cand: Default::default(),
+            cand_y: Default::default(),
+            cand_t: Default::default(),
+            cand_w: Default::default(),
+            cand_lane: Default::default(),
+            cand_r: Default::default(),
+            first1: GfMatrix::new(first_cols(4), init_after(4)),
+            first2: GfMatrix::new(first_cols(8), init_after(8)),
+            p_g: Default::default(),
+            p_gfirst: Default::default(),
+            p_full: Default::default(),
+            p_slow: Default::default(),
+            slow_rdy: Default::default(),
+            hold: Default::default(),
+            msel_full: Default::default(),
+            c_full_at: Constant::new(((K / 4) as u64 * 32).into()),
+            q_msel: Default::default(),
+            slow_nxt: Default::default(),
+            full_nxt: Default::default(),
+            late_nxt: Default::default(),
+            late_fin: GfMatrix::new(p.finish.clone(), p.net.params.xorout),
             adv: Default::default(),
             c_one18: Constant::new(1u64.into()),
             crc_r: Default::default(),
@@ -380,7 +439,7 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, p_words, p_n, p_first, p_last, p_mk, p_mkl, p_base, p_nt, p_valid, p_ld, p_msel, p_found, p_d, p_bm, p_bad_first, p_len_bad, p_lead, crc_r, q_words, q_first, q_last, q_lead, q_base, q_found, q_calc, q_valid, q_raw,
-            q_raw_keep, q_lane_keep, q_len_in, q_len_keep, q_len_big, q_hdr_at, q_mk_off, q_mk_found, q_mk_exp, q_mk_bad, q_len_bad, hdr_off
+            q_raw_keep, q_lane_keep, q_len_in, q_len_keep, q_len_big, q_hdr_at, q_mk_off, q_mk_found, q_mk_exp, q_mk_bad, q_len_bad, hdr_off, cand_r, p_g, p_gfirst, p_full, p_slow, slow_rdy, q_msel
         );
         self.c_words.next = self.q_words.q.val();
         self.c_first.next = self.q_first.q.val();
@@ -388,6 +447,7 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         self.c_lead.next = self.q_lead.q.val();
         self.c_base.next = self.q_base.q.val();
         self.c_crc_found.next = self.q_found.q.val();
+        // (The masked form's below, from `cand_r`.)
         self.c_crc_calc.next = self.q_calc.q.val();
         self.c_valid.next = self.q_valid.q.val();
         self.c_idle.next = !self.p_valid.q.val() & !self.q_valid.q.val();
@@ -406,7 +466,10 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         // Stage 2 advances whenever its output register is empty or being taken; stage 1
         // whenever it is empty or stage 2 advances.
         self.adv.next = !self.q_valid.q.val() | self.c_ready.val();
-        self.b.ready.next = !self.p_valid.q.val() | self.adv.val();
+        // A short beat before the FPDU's last (masked form) stays a clock in stage 1 while its
+        // `cand` is registered; stage 2 takes a bubble meanwhile.
+        self.hold.next = !self.c_aligned.val() & self.p_valid.q.val() & self.p_slow.q.val() & !self.slow_rdy.q.val();
+        self.b.ready.next = !self.p_valid.q.val() | (self.adv.val() & !self.hold.val());
 
         // Stage 1. The lanes the CRC covers: all (`m = n`), or all but the CRC lane
         // (`m = n − 1`); `m` one-hot from `n`'s thermometer (bit `l` set when `n > l`).
@@ -420,6 +483,10 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
             {
                 self.msel.next = self.msel.val() | (self.c_one18.val() << m.to_bits::<8>());
             }
+        }
+        self.msel_full.next = false;
+        for m in (K / 4)..(K / 4 + 1) {
+            self.msel_full.next = self.msel.val().get_bit(m);
         }
         // The covered lanes (`l < m`: `n > l`, or `n > l + 1` on the last beat) as they are,
         // the others zeroed: a mask per lane from the thermometer, where right-aligning them
@@ -501,6 +568,41 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
             self.nxt.next = self.crc_r.q.val() ^ self.p_ld.q.val();
         }
         self.finish.x.next = self.nxt.val();
+        // The masked form's loop (from 8 word lanes): every `A_{4j}·(R ⊕ P)` side by side, of
+        // which a full beat takes lane `N` straight back into `crc_r` (one 32-input tree), and
+        // a short or last beat its lane `m` a clock later, from `cand_r` (a select). The old
+        // loop placed `R ⊕ P` in lane `m − 1` of one 512-input network: 12 LUT levels with
+        // 11.9 ns of routing, W = 64's path at stop 69 (68.88 MHz, seed 1).
+        self.cand_y[0].next = self.sum.val();
+        for j in 0..16 {
+            self.cand_net[j].x.next = self.sum.val();
+            self.cand_y[j + 1].next = self.cand_net[j].y.val();
+        }
+        self.cand.next = 0.into();
+        for j in 0..17 {
+            self.cand_t.next = self.cand_y[j].val();
+            self.cand_w.next = bit_cast::<544, 32>(self.cand_t.val());
+            self.cand.next = self.cand.val() | (self.cand_w.val() << (j * 32).to_bits::<16>());
+        }
+        self.slow_nxt.next = 0.into();
+        self.late_nxt.next = 0.into();
+        for j in 0..17 {
+            self.cand_lane.next = self.cand_r.q.val() >> (j * 32).to_bits::<16>();
+            if self.p_msel.q.val().get_bit(j) {
+                self.slow_nxt.next = self.slow_nxt.val() | bit_cast::<32, 544>(self.cand_lane.val());
+            }
+            if self.q_msel.q.val().get_bit(j) {
+                self.late_nxt.next = self.late_nxt.val() | bit_cast::<32, 544>(self.cand_lane.val());
+            }
+        }
+        self.full_nxt.next = bit_cast::<32, 544>(self.cand.val() >> self.c_full_at.val());
+        self.late_fin.x.next = self.late_nxt.val();
+        if !self.c_aligned.val() {
+            self.c_crc_calc.next = self.late_fin.y.val();
+        }
+        // A first beat's state (its one or two words from `init`), with the beat into stage 1.
+        self.first1.x.next = bit_cast::<32, D>(self.b.words.val());
+        self.first2.x.next = bit_cast::<64, D>(self.b.words.val());
         // The CRC lane is the last, lane `n − 1` (`n > l` and not `n > l + 1`): an AND-OR over
         // the lanes.
         self.crc_word.next = 0.into();
@@ -601,6 +703,19 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
                 self.p_base.d.next = self.b.base.val();
                 self.p_nt.d.next = self.b_nt.val();
                 self.p_msel.d.next = self.msel.val();
+                // The loop's beat kinds (masked form): a first beat of one or two words takes
+                // `p_g`; a full beat `A_W`; an empty one keeps `R`; a last beat is finished from
+                // `cand_r` behind the loop; any other beat is short and held.
+                self.p_g.d.next = self.first1.y.val();
+                if self.msel.val().get_bit(2) {
+                    self.p_g.d.next = self.first2.y.val();
+                }
+                self.p_gfirst.d.next = self.b.first.val() & (self.msel.val().get_bit(1) | self.msel.val().get_bit(2));
+                self.p_full.d.next = !self.b.last.val() & self.msel_full.val();
+                self.p_slow.d.next = !self.b.last.val()
+                    & !self.msel_full.val()
+                    & !self.msel.val().get_bit(0)
+                    & !(self.b.first.val() & (self.msel.val().get_bit(1) | self.msel.val().get_bit(2)));
                 self.p_found.d.next = self.found.val();
                 self.p_d.d.next = self.sv.val() + self.cv.val();
                 self.p_bm.d.next = self.base16.val() + self.mk4.val();
@@ -627,10 +742,28 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         // `q_valid`), so that their enable is `adv` alone; the header's offset and the CRC
         // register advance with valid beats only (see the prep stage, stop 53).
         if self.adv.val() {
-            self.q_valid.d.next = self.p_valid.q.val();
-            if self.p_valid.q.val() {
+            self.q_valid.d.next = self.p_valid.q.val() & !self.hold.val();
+            self.cand_r.d.next = self.cand.val();
+            self.q_msel.d.next = self.p_msel.q.val();
+            if self.hold.val() {
+                self.slow_rdy.d.next = true;
+            }
+            if self.p_valid.q.val() & !self.hold.val() {
+                self.slow_rdy.d.next = false;
                 self.hdr_off.d.next = self.hdr_off_eff.val();
                 self.crc_r.d.next = self.nxt.val();
+                if !self.c_aligned.val() {
+                    if self.p_gfirst.q.val() {
+                        self.crc_r.d.next = self.p_g.q.val();
+                    } else if self.p_full.q.val() {
+                        self.crc_r.d.next = self.full_nxt.val();
+                    } else if self.p_slow.q.val() {
+                        self.crc_r.d.next = self.slow_nxt.val();
+                    } else {
+                        // Empty (`m = 0`, `P = 0`).
+                        self.crc_r.d.next = self.crc_r.q.val();
+                    }
+                }
                 if self.p_last.q.val() {
                     self.crc_r.d.next = self.c_init.val();
                 }
@@ -658,6 +791,7 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
             self.crc_r.d.next = self.c_init.val();
             self.q_valid.d.next = false;
             self.p_valid.d.next = false;
+            self.slow_rdy.d.next = false;
         }
     }
 }
