@@ -145,7 +145,8 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     cand_y: [Signal<Local, Bits<32>>; 17],
     cand_t: Signal<Local, Bits<32>>,
     cand_w: Signal<Local, Bits<544>>,
-    cand_lane: Signal<Local, Bits<544>>,
+    cand_ls: Signal<Local, Bits<544>>,
+    cand_ll: Signal<Local, Bits<544>>,
     /// `cand`, registered when stage 2 advances: a held short beat's next state and a last
     /// beat's CRC are picked from it a clock later.
     cand_r: DFF<Bits<544>>,
@@ -325,7 +326,8 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
             cand_y: Default::default(),
             cand_t: Default::default(),
             cand_w: Default::default(),
-            cand_lane: Default::default(),
+            cand_ls: Default::default(),
+            cand_ll: Default::default(),
             cand_r: Default::default(),
             first1: GfMatrix::new(first_cols(4), init_after(4)),
             first2: GfMatrix::new(first_cols(8), init_after(8)),
@@ -573,9 +575,13 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         // a short or last beat its lane `m` a clock later, from `cand_r` (a select). The old
         // loop placed `R ⊕ P` in lane `m − 1` of one 512-input network: 12 LUT levels with
         // 11.9 ns of routing, W = 64's path at stop 69 (68.88 MHz, seed 1).
-        self.cand_y[0].next = self.sum.val();
+        // (Lane 0 from the registers, not from `sum`: a statement that reads what drives the
+        // networks' inputs beside their results is a loop to Verilator, see below.)
         for j in 0..16 {
             self.cand_net[j].x.next = self.sum.val();
+        }
+        self.cand_y[0].next = self.crc_r.q.val() ^ self.p_ld.q.val();
+        for j in 0..16 {
             self.cand_y[j + 1].next = self.cand_net[j].y.val();
         }
         self.cand.next = 0.into();
@@ -586,13 +592,19 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
         }
         self.slow_nxt.next = 0.into();
         self.late_nxt.next = 0.into();
+        // (Each pick with a temporary of its own: sharing one would put the last beat's pick,
+        // an input of `late_fin`, in one Verilator group with `crc_r`'s statement, which reads
+        // `c_ready`, and `c_ready` depends on `late_fin`'s result through the prep stage.)
         for j in 0..17 {
-            self.cand_lane.next = self.cand_r.q.val() >> (j * 32).to_bits::<16>();
+            self.cand_ls.next = self.cand_r.q.val() >> (j * 32).to_bits::<16>();
             if self.p_msel.q.val().get_bit(j) {
-                self.slow_nxt.next = self.slow_nxt.val() | bit_cast::<32, 544>(self.cand_lane.val());
+                self.slow_nxt.next = self.slow_nxt.val() | bit_cast::<32, 544>(self.cand_ls.val());
             }
+        }
+        for j in 0..17 {
+            self.cand_ll.next = self.cand_r.q.val() >> (j * 32).to_bits::<16>();
             if self.q_msel.q.val().get_bit(j) {
-                self.late_nxt.next = self.late_nxt.val() | bit_cast::<32, 544>(self.cand_lane.val());
+                self.late_nxt.next = self.late_nxt.val() | bit_cast::<32, 544>(self.cand_ll.val());
             }
         }
         self.full_nxt.next = bit_cast::<32, 544>(self.cand.val() >> self.c_full_at.val());
