@@ -26,7 +26,19 @@
 //!    data, shifted by the beat's length, in one network (issue 26: the mid skid buffer → the
 //!    step → `crc_r` was the receiver's critical path at 124.6 MHz). On the last beat the
 //!    finished CRC and the CRC lane (octet 0 in bits 7:0, as the framer inserts it) are
-//!    registered with the beat, and the register restarts for the next FPDU.
+//!    registered with the beat, and the register restarts for the next FPDU. That is the
+//!    right-aligned form's loop (W = 8).
+//! 3. **The masked form's loop (from 8 word lanes).** There the one network of 512 inputs was
+//!    the loop (12 LUT levels, 11.9 ns of routing: W = 64's path at stop 69). Instead every
+//!    `A_{4j}·(R ⊕ P)`, `j` = 0..=N, is computed side by side (sixteen 32-input trees) and
+//!    registered when the beat moves on (`cand_r`). A full beat takes lane `N` straight back
+//!    into `R`; the FPDU's last beat takes its lane `m` a clock later, from `cand_r`, as the CRC
+//!    the prep stage compares (behind the loop: `R` restarts at once); a first beat, the header
+//!    word behind any leading Marker (one or two words), takes `A_{4m}·init ⊕ L(its words)`,
+//!    worked out in stage 1 from the beat (`p_g`). Any other beat is short because the input
+//!    ran dry: it stays a clock longer in stage 1 while its lanes are registered, then takes
+//!    lane `m` from `cand_r` (`hold`). At full input rate there is no such beat
+//!    (`input_rate_on_4k_fpdus`, 62.8 octets a clock at W = 64 before and after).
 //!
 //! The comparison is the next stage's ([`super::prep::Prep`]): behind the network it made
 //! this stage's path 11 LUT4 levels. Latency: two clocks (one before the data stage).
