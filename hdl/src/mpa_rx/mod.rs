@@ -39,7 +39,9 @@
 //! (ULPDU packing, verdict) and the output skid buffer (the consumer's `m_tready` reaches no
 //! further than its registers). The prep stage, the output skid buffer and the CRC stage's
 //! second clock came with issue 26's pipelining: three clocks more latency ([`LATENCY`]), the
-//! same rate.
+//! same rate. From 8 word lanes (W = 64) a beat the aligner sends short inside an FPDU, because
+//! the input ran dry, spends one more clock in the CRC stage (its running CRC's variable
+//! step is taken over two clocks, [`crc_check`]); at full input rate there is none.
 
 /// Clocks from the acceptance of a one-beat FPDU to its frame's `tlast` beat at `m`, with the
 /// verdict, when nothing stalls (`tests::latency_is_the_documented_one`).
