@@ -150,7 +150,7 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     placed: Signal<Local, Bits<D>>,
     nxt: Signal<Local, Bits<32>>,
     /// The masked form's loop over one or two clocks (from 8 word lanes; see the module's
-    /// doc, "Loop"). `cand` lane `j` (of 17) is `A_{4j}·(R ⊕ P)`, lane 0 `R ⊕ P` itself:
+    /// doc, item 3). `cand` lane `j` (of 17) is `A_{4j}·(R ⊕ P)`, lane 0 `R ⊕ P` itself:
     /// `cand_net[j − 1]` computes lane `j`, lane `N` is the full beat's step.
     cand_net: [GfMatrix<32, 32>; 16],
     cand: Signal<Local, Bits<544>>,
@@ -288,7 +288,7 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
         let aligned = K < 32;
         // A first beat's state from its first 4 or 8 octets (the same register order).
         let init_after = |octets: usize| crate::crc::matrix::apply(&p.advance_by(octets), p.net.init_r);
-        let first_cols = |octets: usize| CrcNetwork::new(CrcKind::Crc32c.params(), octets).columns;
+        let first_cols = |octets: usize| CrcNetwork::new(p.net.params, octets).columns;
         let data_cols: Vec<u64> = if aligned {
             p.data.clone()
         } else {
