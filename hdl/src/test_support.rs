@@ -10,6 +10,7 @@
 //! - [`rx_reference`]: what the software receiver makes of those frames, in the RX block's
 //!   terms (its messages and its counters).
 //! - [`run_rx_hdl`]: rust-hdl's simulation of the RX block over frames (short runs).
+//! - [`on_a_big_stack`]: a test body that builds the whole top in rust-hdl.
 
 use crate::mctp_rx::{RxCounters, HW_MAX_LEN};
 use crate::testbench::{run_mctp_rx, BenchError, MctpRxRun, Traffic};
@@ -524,4 +525,16 @@ pub fn rx_directed_frames(setup: &RxSetup) -> Vec<Vec<u8>> {
     out.extend(tx(0x08, 1, 1, 200, 0xA0));
     out.extend(tx(0x08, 1, 0, 64 - if setup.mic { 4 } else { 0 }, 0xB0)); // exactly one MTU
     out
+}
+
+/// Runs `body` on a thread with a 64 MiB stack and passes its panic on. The whole top's
+/// `Default` in the dev profile holds several copies of the block on its frame, about a test
+/// thread's 2 MiB (at stop 71 its MPA receiver's input skid grew by 68 side-channel bits and
+/// `top::tests` overflowed the stack, depending on the address layout); rust-hdl also settles
+/// it by deep recursion. So a plain `cargo test` needs no `RUST_MIN_STACK`.
+pub fn on_a_big_stack(body: fn()) {
+    let t = std::thread::Builder::new().stack_size(64 << 20).spawn(body).unwrap();
+    if let Err(panic) = t.join() {
+        std::panic::resume_unwind(panic);
+    }
 }

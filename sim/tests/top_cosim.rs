@@ -11,6 +11,7 @@ use offload_driver::regmap::{self as map, Access, MAP};
 use offload_driver::registers::OffloadRegs;
 use offload_driver::top_offload::{TopOffload, TopStreams};
 use offload_driver::{Offload, OffloadError, SoftwareOffload};
+use offload_hdl::test_support::on_a_big_stack;
 use offload_sim::{Traffic, VerilatedTop};
 use rand::{Rng, SeedableRng};
 
@@ -703,13 +704,6 @@ fn rust_hdl_and_verilated_top_agree_cycle_by_cycle() {
     on_a_big_stack(top_lockstep);
 }
 
-/// Runs `body` on a thread with a 64 MiB stack and passes its panic on.
-fn on_a_big_stack(body: fn()) {
-    let t = std::thread::Builder::new().stack_size(64 << 20).spawn(body).unwrap();
-    if let Err(panic) = t.join() {
-        std::panic::resume_unwind(panic);
-    }
-}
 
 fn top_lockstep() {
     use offload_driver::registers::MctpRxConfig;

@@ -62,6 +62,19 @@ use rust_hdl::prelude::*;
 /// One more than the most words a beat holds (`N + 1` for `K = 64`): the candidate arrays.
 const E_MAX: usize = 17;
 
+/// The input's whole words and carry, `⌊(count + b)/4⌋` one-hot for each `b = c mod 4` (bits
+/// `E_MAX·b ..`): worked out in front of the input skid buffer, where only the beat is known,
+/// and picked here by `c`'s low two bits (see `cw`).
+pub const UP_FIELDS: usize = 4 * E_MAX;
+
+/// `UP_FIELDS`'s bit `E_MAX·b + u`: the octet counts `v` (one-hot, `0..=64`) with `⌊(v + b)/4⌋ = u`.
+pub fn up_masks() -> [u128; UP_FIELDS] {
+    std::array::from_fn(|i| {
+        let (b, u) = (i / E_MAX, i % E_MAX);
+        (0..=64usize).filter(|v| (v + b) / 4 == u).fold(0u128, |m, v| m | (1u128 << v))
+    })
+}
+
 /// `D = 8·K` data bits, `K` octets per beat, `D2 = 2·D` (the octet accumulator).
 #[derive(LogicBlock)]
 pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
@@ -78,6 +91,8 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     /// before the skid buffer; the octets past it are zeroed by `tkeep`.
     pub s: AxisSink<D, K>,
     pub s_count: Signal<In, Bits<8>>,
+    /// [`UP_FIELDS`], for the ring form's `cw` (W = 64).
+    pub s_up: Signal<In, Bits<UP_FIELDS>>,
     /// Word beats for the CRC and check stages: combinational, for a skid buffer whose
     /// `ready` is a register.
     pub b: WordBeatSource<D>,
@@ -162,6 +177,9 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     cw_in: Signal<Local, Bits<64>>,
     cw_nx: Signal<Local, Bits<64>>,
     cw_up: Signal<Local, Bits<8>>,
+    /// The ring form's `cw_up`, one-hot: `s_up`'s field for `c mod 4` (bits `0..E_MAX`).
+    up_w: Signal<Local, Bits<UP_FIELDS>>,
+    c_up_at: [Constant<Bits<8>>; 4],
     /// `c ≥ 4m` can hold for `m ≤ 2N` only (`c ≤ 2K`).
     c_cw_mask: Constant<Bits<64>>,
     c_one64: Constant<Bits<64>>,
@@ -289,6 +307,7 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             cfg_mulpdu: Default::default(),
             s: Default::default(),
             s_count: Default::default(),
+            s_up: Default::default(),
             b: Default::default(),
             b_nt: Default::default(),
             nt: Default::default(),
@@ -339,6 +358,8 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             cw_in: Default::default(),
             cw_nx: Default::default(),
             cw_up: Default::default(),
+            up_w: Default::default(),
+            c_up_at: std::array::from_fn(|b| Constant::new(((E_MAX * b) as u64).into())),
             c_cw_mask: Constant::new(crate::bits::low_ones(K / 2 + 1).into()),
             c_one64: Constant::new(1u64.into()),
             c_three8: Constant::new(3u64.into()),
@@ -811,6 +832,24 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         self.cw_up.next = (self.s_count.val() >> 2)
             + ((((self.c.q.val() & self.c_three8.val()) + (self.s_count.val() & self.c_three8.val())) & self.c_four8.val()) >> 2);
         self.cw_in.next = !((!self.cw.q.val()) << self.cw_up.val());
+        // The ring form (W = 64): the same shift by a one-hot amount, picked by `c`'s low bits
+        // from the input skid's registers, so no adder and no barrel shifter sit in front of
+        // the pick by the words out (stop 70: `s_count` → `cw_up` → the shift → `cw` was W =
+        // 64's path, 16 levels, 14.2 ns).
+        self.up_w.next = 0.into();
+        for b in 0..4 {
+            if (self.c.q.val() & self.c_three8.val()) == self.c_j8[b].val() {
+                self.up_w.next = self.up_w.val() | (self.s_up.val() >> self.c_up_at[b].val());
+            }
+        }
+        if self.c_ring.val() {
+            self.cw_in.next = 0.into();
+            for u in 0..E_MAX {
+                if self.up_w.val().get_bit(u) {
+                    self.cw_in.next = self.cw_in.val() | !((!self.cw.q.val()) << u.to_bits::<8>());
+                }
+            }
+        }
         self.cw_nx.next = 0.into();
         for j in 0..(K / 4 + 1) {
             if self.oh[j].val() {

@@ -54,7 +54,7 @@ pub mod prep;
 
 use crate::axis::{AxisSink, AxisSkid, AxisSource, AxisStageSkid};
 use crate::testbench::{BenchError, HdlModel};
-use aligner::Aligner;
+use aligner::{Aligner, UP_FIELDS};
 use check::Check;
 use crc_check::CrcCheck;
 use prep::Prep;
@@ -182,7 +182,7 @@ pub struct MpaRx<const D: usize, const K: usize, const D2: usize> {
     pub m_len: Signal<Out, Bits<16>>,
     pub status: MpaRxStatus,
     pub counters: MpaRxCounters,
-    inbuf: AxisSkid<D, K, 8>,
+    inbuf: AxisSkid<D, K, IN_FIELDS>,
     align: Aligner<D, K, D2>,
     /// The aligner's beats, registered: its word count sees a registered `ready` (issue 26:
     /// the ready chain of three stages ran into it). The words ride on `tdata`, the beat's
@@ -204,12 +204,23 @@ pub struct MpaRx<const D: usize, const K: usize, const D2: usize> {
     /// W = 64's path, 31 levels from the input to the skid's side channel, stop 67).
     keep_s: Signal<Local, Bits<K>>,
     keep_h: Signal<Local, Bits<K>>,
+    /// The count one-hot (bit `v`: `v` octets) and the aligner's [`aligner::UP_FIELDS`] from it
+    /// (an OR of four of its bits each), on the skid's side channel above the count.
+    cnt_oh: Signal<Local, Bits<72>>,
+    up_in: Signal<Local, Bits<UP_FIELDS>>,
+    c_up_mask: [Constant<Bits<72>>; UP_FIELDS],
+    c_one72: Constant<Bits<72>>,
+    c_one_up: Constant<Bits<UP_FIELDS>>,
     c_sh: [Constant<Bits<8>>; 6],
     out_user: Signal<Local, Bits<17>>,
     c_k: Constant<Bits<8>>,
     c_one17: Constant<Bits<17>>,
     c_one_u: Constant<Bits<BEAT_FIELDS>>,
 }
+
+/// The input skid's side channel: the beat's octet count (7:0) and the aligner's
+/// [`aligner::UP_FIELDS`] above it.
+const IN_FIELDS: usize = 8 + UP_FIELDS;
 
 /// The side-channel bits of a word beat between the aligner and the CRC stage: `first`, `mk`,
 /// `mkl`, `base` and the thermometer of `n` (`n` itself rides on `tkeep`).
@@ -238,6 +249,11 @@ impl<const D: usize, const K: usize, const D2: usize> Default for MpaRx<D, K, D2
             count: Default::default(),
             keep_s: Default::default(),
             keep_h: Default::default(),
+            cnt_oh: Default::default(),
+            up_in: Default::default(),
+            c_up_mask: aligner::up_masks().map(|m| Constant::new(crate::bits::bytes_to_bits::<72>(&m.to_le_bytes()))),
+            c_one72: Constant::new(1u64.into()),
+            c_one_up: Constant::new(1u64.into()),
             c_sh: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             out_user: Default::default(),
             c_k: Constant::new((K as u64).into()),
@@ -278,10 +294,25 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
                 }
             }
         }
-        self.inbuf.s_user.next = self.count.val();
+        self.cnt_oh.next = self.c_one72.val() << self.c_k.val();
+        if self.s.tlast.val() {
+            self.cnt_oh.next = bit_cast::<72, K>(self.keep_h.val()) << self.c_sh[0].val();
+            if !self.keep_s.val().get_bit(0) {
+                self.cnt_oh.next = self.c_one72.val();
+            }
+        }
+        self.up_in.next = 0.into();
+        for i in 0..UP_FIELDS {
+            if (self.cnt_oh.val() & self.c_up_mask[i].val()) != 0 {
+                self.up_in.next = self.up_in.val() | (self.c_one_up.val() << i.to_bits::<8>());
+            }
+        }
+        self.inbuf.s_user.next = bit_cast::<IN_FIELDS, 8>(self.count.val())
+            | (bit_cast::<IN_FIELDS, UP_FIELDS>(self.up_in.val()) << 8);
 
         AxisSource::<D, K>::join(&mut self.inbuf.m, &mut self.align.s);
-        self.align.s_count.next = self.inbuf.m_user.val();
+        self.align.s_count.next = self.inbuf.m_user.val().get_bits::<8>(0);
+        self.align.s_up.next = self.inbuf.m_user.val().get_bits::<UP_FIELDS>(8);
         self.align.cfg_markers.next = self.cfg.markers.val();
         self.align.cfg_offset.next = self.cfg.offset.val();
         self.align.cfg_mulpdu.next = self.cfg.mulpdu.val();

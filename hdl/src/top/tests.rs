@@ -4,6 +4,7 @@
 //! rust-hdl-vs-Verilator lockstep are `offload-sim`'s `top_cosim`.
 
 use super::regs::version;
+use crate::test_support::on_a_big_stack;
 use crate::testbench::{ClockedModel, HdlModel, TopBench};
 use offload_driver::mctp::{transmit, TxConfig, TxRequest};
 use offload_driver::mpa::{FramingConfig, Framer, MpaError};
@@ -14,12 +15,17 @@ use offload_driver::top_offload::TopStreams;
 
 type Top4 = super::OffloadTop<32, 4, 64, 96, 32, 4, 11, 64, 8, 128>;
 
+/// (Every test runs on [`on_a_big_stack`]: the top's `Default` needs about a test thread's stack.)
 fn bench() -> TopBench<HdlModel<Top4>> {
     TopBench::new(super::hdl_model::<32, 4, 64, 96, 32, 4, 11, 64, 8, 128>().unwrap()).unwrap()
 }
 
 #[test]
 fn reset_values_masks_strobes_and_read_only_registers() {
+    on_a_big_stack(reset_values_masks_strobes_and_read_only_registers_body);
+}
+
+fn reset_values_masks_strobes_and_read_only_registers_body() {
     let mut b = bench();
     for r in MAP {
         let v = b.read(r.offset).unwrap();
@@ -61,6 +67,10 @@ fn reset_values_masks_strobes_and_read_only_registers() {
 /// request.
 #[test]
 fn one_ack_per_request() {
+    on_a_big_stack(one_ack_per_request_body);
+}
+
+fn one_ack_per_request_body() {
     let mut b = bench();
     let m = b.model();
     let p = |m: &HdlModel<Top4>, n: &str| m.port_id(n).unwrap();
@@ -100,6 +110,10 @@ fn one_ack_per_request() {
 /// The framer, the packetizer and the register block's own counters, through the host driver.
 #[test]
 fn top_in_rust_hdl_simulator() {
+    on_a_big_stack(top_in_rust_hdl_simulator_body);
+}
+
+fn top_in_rust_hdl_simulator_body() {
     let mut regs = OffloadRegs::open(bench()).unwrap();
     let cfg = FramingConfig { markers: true, crc: true, mulpdu: 100 };
     regs.configure_mpa(&cfg, 0x1F0).unwrap();
@@ -132,6 +146,10 @@ fn top_in_rust_hdl_simulator() {
 /// one bit flipped: the last frame closes bad, the status names the error, the stream stops.
 #[test]
 fn mpa_rx_in_the_top() {
+    on_a_big_stack(mpa_rx_in_the_top_body);
+}
+
+fn mpa_rx_in_the_top_body() {
     let mut regs = OffloadRegs::open(bench()).unwrap();
     let st = regs.mpa_rx_status().unwrap();
     assert_eq!((st.error, st.idle, st.offset, st.found, st.expected), (0, true, 0, 0, 0));
