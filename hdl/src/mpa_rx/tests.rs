@@ -57,6 +57,27 @@ fn rfc5044_figures_5_and_6_deframe_to_their_ulpdus() {
     figures::<512, 64, 1024>();
 }
 
+/// An empty segment (a `tlast` beat with no octet) between segments changes nothing: it counts
+/// 0 octets, and at W = 64 shifts `c`'s thermometer by 0 words whatever `c mod 4` is (the
+/// input skid's one-hot of `⌊(count + b)/4⌋` has a bit for a count of 0 too).
+#[test]
+fn empty_segments_change_nothing() {
+    fn run<const D: usize, const K: usize, const D2: usize>() {
+        let cfg = FramingConfig::default();
+        let mut m = hdl_model::<D, K, D2>().unwrap();
+        for (offset, stream, ulpdu) in figure_streams() {
+            for seg in [1, 3, 5, 13] {
+                let segments: Vec<Vec<u8>> = stream.chunks(seg).flat_map(|c| [c.to_vec(), Vec::new()]).collect();
+                let r = run_mpa_rx(&mut m, &cfg, offset, &segments, &Traffic::full_rate()).unwrap();
+                assert_eq!(r.good(), vec![ulpdu.clone()], "W={K} offset {offset:#x} segments of {seg}");
+                compare(&r, cfg, offset, &stream).unwrap();
+            }
+        }
+    }
+    run::<64, 8, 128>();
+    run::<512, 64, 1024>();
+}
+
 /// Random ULPDUs framed by the software framer from random offsets and configurations, in
 /// random segments over the traffic grid; every third run has one bit flipped.
 fn random<const D: usize, const K: usize, const D2: usize>(rounds: usize, max_ulpdus: usize) {
