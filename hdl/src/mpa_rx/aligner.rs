@@ -36,6 +36,8 @@
 //!   Marker lane `mpos` are registers (`cw`, `rge`, `mpl`), their next values picked by the
 //!   count from today's, shifted (`r − e ≥ j` is `r ≥ j + e`), or at a start from the header's
 //!   ULPDU_Length (`⌈(2 + len)/4⌉ ≥ j` is `len ≥ 4j − 5`), so the loop compares nothing;
+//!   `c`'s shift up by an input beat's words is one-hot from the input skid (W = 64), so no
+//!   adder or barrel shifter sits in front of the pick;
 //! - the next `r`, `mpos`, `c` and the Marker flags are computed for every possible `e` from
 //!   registers, beside `e`, and picked by it;
 //! - the input beat is written at `wp` (a register): rotated by it from registers, so the count
@@ -126,7 +128,10 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     /// And `c`'s, in words (bit `m`: `c ≥ 4m`), so the word count compares nothing: the next
     /// one is today's shifted down by the words out and, for a beat taken, up by its whole
     /// words and the carry of the octets below a word (`c = 4w + b`, `count = 4v + d`:
-    /// `c − 4e + count ≥ 4m` is `w ≥ m + e − v − (b + d ≥ 4)`).
+    /// `c − 4e + count ≥ 4m` is `w ≥ m + e − v − (b + d ≥ 4)`). The shift up, `v + (b + d ≥
+    /// 4) = ⌊(count + b)/4⌋`, depends on the beat and on `b`, which changes only with a beat
+    /// taken: the ring form (W = 64) reads it one-hot from the input skid for every `b`
+    /// ([`UP_FIELDS`]) and picks by `b`, the accumulator form adds (`cw_up`).
     cw: DFF<Bits<64>>,
     /// Between FPDUs (`r = 0`).
     st: DFF<Bit>,
