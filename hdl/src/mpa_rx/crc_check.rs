@@ -174,7 +174,8 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     p_slow: DFF<Bit>,
     /// A short beat's `cand` is in `cand_r` (it advances this clock if stage 2 can).
     slow_rdy: DFF<Bit>,
-    hold: Signal<Local, Bit>,
+    /// (Read by the block tests, which count the clocks it is high: their traffic must reach it.)
+    pub(super) hold: Signal<Local, Bit>,
     /// `m = N`, and where lane `N` of `cand` starts (`32·N`).
     msel_full: Signal<Local, Bit>,
     c_full_at: Constant<Bits<16>>,
