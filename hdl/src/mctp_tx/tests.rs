@@ -189,53 +189,21 @@ fn verilog_is_clean() {
     }
 }
 
-/// A model whose `s_len` is driven wrong for some messages: the driver sets it to the frame's
-/// length, this maps the lengths in `skew` to other values on the way in.
-struct SkewLen<M: crate::testbench::ClockedModel> {
+/// The model with its `s_len` driven wrong: the driver sets it to the frame's length `len`,
+/// this drives `s_len` instead for that length.
+fn skew_len<M: crate::testbench::ClockedModel>(
     inner: M,
-    s_len: crate::testbench::PortId,
-    skew: std::collections::HashMap<u64, u64>,
-}
-
-impl<M: crate::testbench::ClockedModel> crate::testbench::ClockedModel for SkewLen<M> {
-    fn port_id(&self, name: &str) -> Option<crate::testbench::PortId> {
-        self.inner.port_id(name)
-    }
-    fn port_count(&self) -> usize {
-        self.inner.port_count()
-    }
-    fn port_info(&self, p: crate::testbench::PortId) -> (&str, crate::ports::Dir, usize) {
-        self.inner.port_info(p)
-    }
-    fn set(&mut self, p: crate::testbench::PortId, v: u64) {
-        let v = if p == self.s_len { *self.skew.get(&v).unwrap_or(&v) } else { v };
-        self.inner.set(p, v)
-    }
-    fn get(&self, p: crate::testbench::PortId) -> u64 {
-        self.inner.get(p)
-    }
-    fn set_bytes(&mut self, p: crate::testbench::PortId, bytes: &[u8]) {
-        self.inner.set_bytes(p, bytes)
-    }
-    fn get_bytes(&self, p: crate::testbench::PortId, out: &mut [u8]) {
-        self.inner.get_bytes(p, out)
-    }
-    fn eval(&mut self) {
-        self.inner.eval()
-    }
-    fn tick(&mut self) {
-        self.inner.tick()
-    }
-    fn cycle(&self) -> u64 {
-        self.inner.cycle()
-    }
+    len: usize,
+    s_len: u64,
+) -> crate::testbench::Hooked<M, impl FnMut(crate::testbench::PortId, u64) -> u64, impl FnMut(&M)> {
+    let p = inner.port_id("s_len").unwrap();
+    crate::testbench::Hooked::new(inner, move |q, v| if q == p && v == len as u64 { s_len } else { v }, |_| {})
 }
 
 /// `s_len` not matching the message (short: zero padding; long: the excess discarded): no hang,
 /// counted once, and the next message is packetized exactly as the software does.
 #[test]
 fn wrong_s_len_is_counted_and_recovered() {
-    use crate::testbench::ClockedModel;
     fn run<const D: usize, const K: usize>() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(9);
         for (len, s_len) in [(100usize, 130u64), (130, 100), (10, 9), (9, 10), (300, 64)] {
@@ -249,9 +217,7 @@ fn wrong_s_len_is_counted_and_recovered() {
                         break MctpTxJob { req, message };
                     }
                 };
-                let inner = hdl_model::<D, K>().unwrap();
-                let p = inner.port_id("s_len").unwrap();
-                let mut m = SkewLen { inner, s_len: p, skew: [(len as u64, s_len)].into_iter().collect() };
+                let mut m = skew_len(hdl_model::<D, K>().unwrap(), len, s_len);
                 let jobs = [bad, good.clone()];
                 let what = format!("W={K} {len} octets, s_len {s_len}, MIC {mic}");
                 let r = run_mctp_tx(&mut m, &jobs, &Traffic::random(0.2, 0.2, len as u64)).unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -276,7 +242,6 @@ fn wrong_s_len_is_counted_and_recovered() {
 /// the message itself show and the counters do not.
 #[test]
 fn an_overstated_length_is_padded_with_zeros() {
-    use crate::testbench::ClockedModel;
     fn run<const D: usize, const K: usize>() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(12);
         for (len, s_len) in [(9usize, 10u64), (100, 130), (24, 90), (64, 200), (17, 300)] {
@@ -291,9 +256,7 @@ fn an_overstated_length_is_padded_with_zeros() {
                 }
                 padded.resize(padded.len() + (s_len as usize - len), 0);
                 let want = transmit(&TxRequest { append_mic: false, ..req }, &padded).unwrap();
-                let inner = hdl_model::<D, K>().unwrap();
-                let p = inner.port_id("s_len").unwrap();
-                let mut m = SkewLen { inner, s_len: p, skew: [(len as u64, s_len)].into_iter().collect() };
+                let mut m = skew_len(hdl_model::<D, K>().unwrap(), len, s_len);
                 let what = format!("W={K} {len} octets, s_len {s_len}, MIC {}, SMBus {}", req.append_mic, req.smbus.is_some());
                 let traffic = Traffic::random(0.2, 0.2, round);
                 let r = run_mctp_tx(&mut m, &[MctpTxJob { req, message }], &traffic).unwrap_or_else(|e| panic!("{what}: {e}"));

@@ -3,11 +3,10 @@
 //! every segmentation, random streams and single-bit flips against the software `Deframer`
 //! over the traffic grid, and the input rate.
 
-use super::{hdl_model, MpaRx};
-use crate::ports::Dir;
+use super::hdl_model;
 use crate::testbench::{
     compare_with_deframer as compare, continue_mpa_rx, random_segments, rfc5044_figure_streams as figure_streams, run_mpa_rx,
-    traffic_grid, BenchError, ClockedModel, HdlModel, PortId, Traffic,
+    traffic_grid, BenchError, Hooked, Traffic,
 };
 use offload_driver::mpa::FramingConfig;
 use offload_driver::{Offload, SoftwareOffload};
@@ -79,53 +78,11 @@ fn empty_segments_change_nothing() {
     run::<512, 64, 1024>();
 }
 
-/// The receiver in rust-hdl's simulator, counting the clocks in which the CRC stage holds a
-/// short beat inside an FPDU (`hold`, the ring form's only stall: `crc_check.rs`, item 3 of its
-/// module doc), so that a test can assert its traffic takes that path, not just that the
-/// results match.
-struct CountingHolds<const D: usize, const K: usize, const D2: usize> {
-    m: HdlModel<MpaRx<D, K, D2>>,
-    holds: u64,
-}
-
-impl<const D: usize, const K: usize, const D2: usize> ClockedModel for CountingHolds<D, K, D2> {
-    fn port_id(&self, name: &str) -> Option<PortId> {
-        self.m.port_id(name)
-    }
-    fn port_count(&self) -> usize {
-        self.m.port_count()
-    }
-    fn port_info(&self, p: PortId) -> (&str, Dir, usize) {
-        self.m.port_info(p)
-    }
-    fn set(&mut self, p: PortId, v: u64) {
-        self.m.set(p, v)
-    }
-    fn get(&self, p: PortId) -> u64 {
-        self.m.get(p)
-    }
-    fn set_bytes(&mut self, p: PortId, bytes: &[u8]) {
-        self.m.set_bytes(p, bytes)
-    }
-    fn get_bytes(&self, p: PortId, out: &mut [u8]) {
-        self.m.get_bytes(p, out)
-    }
-    fn eval(&mut self) {
-        self.m.eval()
-    }
-    fn tick(&mut self) {
-        // (`hold` is a function of registers only, settled since the last edge.)
-        self.holds += self.m.uut.crcc.hold.val() as u64;
-        self.m.tick()
-    }
-    fn cycle(&self) -> u64 {
-        self.m.cycle()
-    }
-}
-
 /// Random ULPDUs framed by the software framer from random offsets and configurations, in
 /// random segments over the traffic grid; every third run has one bit flipped. Returns the
-/// clocks the CRC stage held a short beat, over all rounds.
+/// clocks in which the CRC stage held a short beat inside an FPDU (`hold`, the ring form's only
+/// stall: `crc_check.rs`, item 3 of its module doc), over all rounds, so that a test can assert
+/// its traffic takes that path, not just that the results match.
 fn random<const D: usize, const K: usize, const D2: usize>(rounds: usize, max_ulpdus: usize) -> Result<u64, BenchError> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(5044 + K as u64);
     let mut holds = 0;
@@ -153,11 +110,11 @@ fn random<const D: usize, const K: usize, const D2: usize>(rounds: usize, max_ul
         }
         let segments = random_segments(&mut rng, &stream, 3 * K);
         let traffic = traffic_grid(round as u64)[round % 4].clone();
-        let mut m = CountingHolds { m: hdl_model::<D, K, D2>()?, holds: 0 };
+        // (`hold` is a function of registers only, settled since the last edge.)
+        let mut m = Hooked::new(hdl_model::<D, K, D2>()?, |_, v| v, |m| holds += m.uut.crcc.hold.val() as u64);
         let r = run_mpa_rx(&mut m, &cfg, offset, &segments, &traffic)?;
         compare(&r, cfg, offset, &stream)
             .unwrap_or_else(|e| panic!("W={K} round {round} offset {offset} {cfg:?}: {e}"));
-        holds += m.holds;
     }
     Ok(holds)
 }

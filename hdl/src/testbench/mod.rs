@@ -15,6 +15,7 @@
 
 pub mod axis;
 pub mod crc;
+pub mod hooked;
 pub mod lockstep;
 pub mod mctp_rx;
 pub mod mctp_tx;
@@ -26,6 +27,7 @@ pub mod top;
 
 pub use axis::{random_frames, run_streams, run_streams_with_frame_hook, traffic_grid, AxisPorts, StreamRun, Traffic};
 pub use crc::{run_crc_frames, CrcRun};
+pub use hooked::Hooked;
 pub use lockstep::{Lockstep, Mismatch};
 pub use mctp_rx::{run_mctp_rx, MctpRxBench, MctpRxRun};
 pub use mctp_tx::{run_mctp_tx, MctpTxJob, MctpTxRun};
