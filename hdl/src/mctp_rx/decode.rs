@@ -80,13 +80,6 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     fk_r: Signal<Local, Bits<20>>,
     fk_s: Signal<Local, Bits<20>>,
     pos: DFF<Bits<16>>,
-    /// `pos + W` saturating, registered beside `pos` and advanced with it, so that a beat's
-    /// position on the skid's side channel is a select of registers (stop 66: the decoder's
-    /// `pos` → the 16-bit sum and its saturation → the side channel was MCTP RX's path at W = 1
-    /// and 8, 17 and 19 levels with carry cells, and `top_w8`'s at stop 71).
-    pos_w: DFF<Bits<16>>,
-    /// `pos_w + W` saturating: its next value while a frame goes on.
-    pos_w_nx: Signal<Local, Bits<16>>,
     hdr: DFF<Bits<64>>,
     hleft: DFF<Bits<8>>,
     /// Header octets in the next beat, `min(hleft, W)`: the payload's first lane.
@@ -142,7 +135,7 @@ pub struct BeatDecoder<const D: usize, const K: usize> {
     lanes: Signal<Local, Bits<K>>,
     /// `lanes` as a data mask.
     lane_mask: Signal<Local, Bits<D>>,
-    /// The position after a whole beat, `pos + W` saturating: `pos_w`.
+    /// The position after a whole beat, `pos + W` saturating, from the register alone.
     pos_full: Signal<Local, Bits<16>>,
     pos_n: Signal<Local, Bits<16>>,
     info: Signal<Local, Bits<INFO_BITS>>,
@@ -212,8 +205,6 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
             fk_r: Default::default(),
             fk_s: Default::default(),
             pos: Default::default(),
-            pos_w: Default::default(),
-            pos_w_nx: Default::default(),
             hdr: Default::default(),
             hleft: Default::default(),
             a_r: Default::default(),
@@ -298,7 +289,7 @@ impl<const D: usize, const K: usize> Default for BeatDecoder<D, K> {
 impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, pos, pos_w, hdr, hleft, a_r, a_th, room, room_th, n_on, key1, key2);
+        dff_setup!(self, clock, pos, hdr, hleft, a_r, a_th, room, room_th, n_on, key1, key2);
         clock!(self, clock, pec);
         // A plain stream stage: ready and valid pass through, the beat is decoded as it is
         // accepted.
@@ -387,10 +378,9 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
         // an OR; a whole beat's sum comes from the register alone. No carry chain behind `tkeep`
         // (MCTP RX W = 8's critical path on every seed at stop 58's first output register:
         // `tkeep` → `k` → `pos + k` and its saturation → the skid's side channel).
-        self.pos_full.next = self.pos_w.q.val();
-        self.pos_w_nx.next = self.pos_w.q.val() + bit_cast::<16, 8>(self.c_w.val());
-        if self.pos_w.q.val() > self.c_pos_sat.val() {
-            self.pos_w_nx.next = self.c_pos_max.val().get_bits::<16>(0);
+        self.pos_full.next = self.pos.q.val() + bit_cast::<16, 8>(self.c_w.val());
+        if self.pos.q.val() > self.c_pos_sat.val() {
+            self.pos_full.next = self.c_pos_max.val().get_bits::<16>(0);
         }
         // (A whole beat, `k = W`, read from `tlast` and `tkeep`'s top lane, not from `k`: the
         // priority chain that forms `k` stays off the select of all sixteen bits.)
@@ -527,7 +517,6 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
         if self.accept.val() {
             self.hdr.d.next = self.e_hdr.val();
             self.pos.d.next = self.pos_full.val();
-            self.pos_w.d.next = self.pos_w_nx.val();
             self.hleft.d.next = self.hl_next.val();
             self.a_r.d.next = self.a_next.val();
             self.a_th.d.next = self.a_th_nx.val();
@@ -547,7 +536,6 @@ impl<const D: usize, const K: usize> Logic for BeatDecoder<D, K> {
             // The next frame starts.
             self.hdr.d.next = 0.into();
             self.pos.d.next = 0.into();
-            self.pos_w.d.next = bit_cast::<16, 8>(self.c_w.val());
             self.hleft.d.next = self.hp.val();
             self.a_r.d.next = self.a_hp.val();
             self.a_th.d.next = self.a_th_hp.val();
