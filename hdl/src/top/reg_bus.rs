@@ -11,8 +11,8 @@
 //! `rd_data` is valid while `rd_ack` is high. The requester holds `en` until it sees `ack`.
 //! `wr_wait`/`rd_wait` are Corundum's "access in progress, hold on" outputs, present so that a
 //! Corundum application block connects port for port: the register block acknowledges a write
-//! the clock after its request (`wr_wait` always 0) and a read two clocks after, with `rd_wait`
-//! high in the clock between (see [`super::regs`]).
+//! the clock after its request (`wr_wait` always 0) and a read three clocks after, with
+//! `rd_wait` high in the two clocks between (see [`super::regs`]).
 
 use rust_hdl::prelude::*;
 

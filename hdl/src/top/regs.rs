@@ -17,11 +17,12 @@
 //!
 //! # Bus timing
 //! Corundum's `reg_*` interface ([`super::reg_bus`]): a write is acknowledged one clock after
-//! it is requested, a read two clocks after (its word is decoded one-hot in the request's
-//! clock and the value selected in the next, so that the 48-register multiplexer is not behind
-//! the address compare: the block runs above 200 MHz on an ECP5, docs/PERFORMANCE.md), each for
-//! one clock. A read returns the value the register holds in the clock after the request
-//! (`rd_wait` is high then). An `en` still high until the ack is not a new access; a read and a
+//! it is requested, a read three clocks after (its word is decoded one-hot in the request's
+//! clock, each source's share of the multiplexer is selected and registered in the next,
+//! `rd_grp`, and the shares are ORed in the third: the multiplexer is not behind the address
+//! compare, and no path runs from a block's counter through all of it), each for one clock.
+//! A read returns the value the register holds in the clock after the request (`rd_wait` is
+//! high in the two clocks before the ack). An `en` still high until the ack is not a new access; a read and a
 //! write may run in the same clock; unmapped addresses read 0 and ignore writes, as do
 //! read-only registers.
 
@@ -248,8 +249,16 @@ pub struct RegBlock {
     wr_ack: DFF<Bit>,
     rd_ack: DFF<Bit>,
     rd_data: DFF<Bits<32>>,
-    /// A read is in its second clock: `rd_hot` holds its word, `rd_data` takes the value.
+    /// A read is in its second clock: `rd_hot` holds its word, `rd_grp` take the value.
     rd_p: DFF<Bit>,
+    /// A read is in its third clock: `rd_data` takes the OR of `rd_grp`.
+    rd_p2: DFF<Bit>,
+    /// The read multiplexer's terms by source, registered: the register block's own registers
+    /// and counters, MPA TX's counters, MCTP TX's, MCTP RX's counters and drop record, MPA RX's
+    /// status and counters. Each group's AND-OR can sit by its block; the wide multiplexer
+    /// from every block into `rd_data` ran across the die (`top_w4` seed 1 at a25c590: MPA RX's
+    /// check stage → `rd_data`, 5.8 ns of routing).
+    rd_grp: [DFF<Bits<32>>; 5],
     /// The read's word, decoded one-hot in the request's clock (the multiplexer then needs no
     /// address compare: [`word`]).
     rd_hot: DFF<Bits<64>>,
@@ -261,6 +270,10 @@ pub struct RegBlock {
     k_one: Constant<Bits<64>>,
     strb_mask: Signal<Local, Bits<32>>,
     rd_mux: Signal<Local, Bits<32>>,
+    rd_mux_mpa: Signal<Local, Bits<32>>,
+    rd_mux_mctp: Signal<Local, Bits<32>>,
+    rd_mux_mctp_rx: Signal<Local, Bits<32>>,
+    rd_mux_mpa_rx: Signal<Local, Bits<32>>,
     /// `MPA_RX_STATUS` as read: the error code and the idle bit.
     mpa_rx_status_word: Signal<Local, Bits<32>>,
     k_mpa_rx_idle: Constant<Bits<32>>,
@@ -406,6 +419,8 @@ impl RegBlock {
             rd_ack: Default::default(),
             rd_data: Default::default(),
             rd_p: Default::default(),
+            rd_p2: Default::default(),
+            rd_grp: std::array::from_fn(|_| Default::default()),
             rd_hot: Default::default(),
             wr_go: Default::default(),
             rd_go: Default::default(),
@@ -415,6 +430,10 @@ impl RegBlock {
             k_one: Constant::new(1u64.into()),
             strb_mask: Default::default(),
             rd_mux: Default::default(),
+            rd_mux_mpa: Default::default(),
+            rd_mux_mctp: Default::default(),
+            rd_mux_mctp_rx: Default::default(),
+            rd_mux_mpa_rx: Default::default(),
             mpa_rx_status_word: Default::default(),
             k_mpa_rx_idle: Constant::new((map::MPA_RX_STATUS_IDLE as u64).into()),
             unused_addr_low: Default::default(),
@@ -463,9 +482,12 @@ impl Logic for RegBlock {
             r_mpa_rx_mulpdu, r_mpa_rx_offset, mpa_first, reset_regs);
         dff_setup!(
             self, clock, c_mpa_ulpdus_in, c_mpa_drop_zero_len, c_mpa_drop_over_mulpdu, c_mctp_messages_in,
-            c_mctp_rx_frames_in, c_mpa_rx_segments_in, wr_ack, rd_ack, rd_data, rd_p, rd_hot, drop_zero_p, drop_over_p,
+            c_mctp_rx_frames_in, c_mpa_rx_segments_in, wr_ack, rd_ack, rd_data, rd_p, rd_p2, rd_hot, drop_zero_p, drop_over_p,
             ulpdu_in_p, msg_in_p, frame_in_p, segment_in_p
         );
+        for g in 0..5 {
+            self.rd_grp[g].clock.next = self.clock.val();
+        }
         self.r_control.d.next = self.r_control.q.val();
         self.r_scratch.d.next = self.r_scratch.q.val();
         self.r_mpa_config.d.next = self.r_mpa_config.q.val();
@@ -483,15 +505,16 @@ impl Logic for RegBlock {
         self.mpa_first.d.next = self.mpa_first.q.val();
 
         // The bus: one access per request. A write is acknowledged the clock after it; a read
-        // decodes its word in the request's clock and selects the value in the next, so it is
-        // acknowledged two clocks after it (the multiplexer is not behind the address compare).
+        // decodes its word in the request's clock, selects each group's value in the next and
+        // ORs the groups in the third, so it is acknowledged three clocks after it.
         self.wr_go.next = self.reg_bus.wr_en.val() & !self.wr_ack.q.val();
-        self.rd_go.next = self.reg_bus.rd_en.val() & !self.rd_p.q.val() & !self.rd_ack.q.val();
+        self.rd_go.next = self.reg_bus.rd_en.val() & !self.rd_p.q.val() & !self.rd_p2.q.val() & !self.rd_ack.q.val();
         self.wr_word.next = self.reg_bus.wr_addr.val().get_bits::<6>(2);
         self.rd_word.next = self.reg_bus.rd_addr.val().get_bits::<6>(2);
         self.wr_hot.next = self.k_one.val() << self.wr_word.val();
         self.rd_hot.d.next = self.k_one.val() << self.rd_word.val();
         self.rd_p.d.next = self.rd_go.val();
+        self.rd_p2.d.next = self.rd_p.q.val();
         self.unused_addr_low.next = self.reg_bus.wr_addr.val().get_bits::<2>(0) | self.reg_bus.rd_addr.val().get_bits::<2>(0);
         self.strb_mask.next = 0.into();
         for b in 0..4 {
@@ -500,14 +523,14 @@ impl Logic for RegBlock {
             }
         }
         self.wr_ack.d.next = self.wr_go.val();
-        self.rd_ack.d.next = self.rd_p.q.val();
+        self.rd_ack.d.next = self.rd_p2.q.val();
         self.rd_data.d.next = 0.into();
         self.reg_bus.wr_ack.next = self.wr_ack.q.val();
         self.reg_bus.rd_ack.next = self.rd_ack.q.val();
         self.reg_bus.rd_data.next = self.rd_data.q.val();
         self.reg_bus.wr_wait.next = false;
-        // Corundum's "access in progress": the read's second clock.
-        self.reg_bus.rd_wait.next = self.rd_p.q.val();
+        // Corundum's "access in progress": the read's second and third clocks.
+        self.reg_bus.rd_wait.next = self.rd_p.q.val() | self.rd_p2.q.val();
 
         // Writes: the strobed bytes, then the register's mask.
         if self.wr_go.val() {
@@ -586,6 +609,10 @@ impl Logic for RegBlock {
         // registered one-hot word (the words are distinct, checked in the map's tests, so at
         // most one term is selected: no priority chain); unmapped words read 0.
         self.rd_mux.next = 0.into();
+        self.rd_mux_mpa.next = 0.into();
+        self.rd_mux_mctp.next = 0.into();
+        self.rd_mux_mctp_rx.next = 0.into();
+        self.rd_mux_mpa_rx.next = 0.into();
         if (self.rd_hot.q.val() & self.a_control.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.r_control.q.val();
         }
@@ -629,7 +656,7 @@ impl Logic for RegBlock {
             self.rd_mux.next = self.rd_mux.val() | self.c_mpa_ulpdus_in.q.val();
         }
         if (self.rd_hot.q.val() & self.a_mpa_fpdus.val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mpa_counters.fpdus.val();
+            self.rd_mux_mpa.next = self.rd_mux_mpa.val() | self.mpa_counters.fpdus.val();
         }
         if (self.rd_hot.q.val() & self.a_mpa_drop_zero_len.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.c_mpa_drop_zero_len.q.val();
@@ -638,62 +665,62 @@ impl Logic for RegBlock {
             self.rd_mux.next = self.rd_mux.val() | self.c_mpa_drop_over_mulpdu.q.val();
         }
         if (self.rd_hot.q.val() & self.a_mpa_dropped.val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mpa_counters.dropped.val();
+            self.rd_mux_mpa.next = self.rd_mux_mpa.val() | self.mpa_counters.dropped.val();
         }
         if (self.rd_hot.q.val() & self.a_mctp_messages_in.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.c_mctp_messages_in.q.val();
         }
         if (self.rd_hot.q.val() & self.a_mctp_packets.val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mctp_counters.packets.val();
+            self.rd_mux_mctp.next = self.rd_mux_mctp.val() | self.mctp_counters.packets.val();
         }
         if (self.rd_hot.q.val() & self.a_mctp_messages.val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mctp_counters.messages.val();
+            self.rd_mux_mctp.next = self.rd_mux_mctp.val() | self.mctp_counters.messages.val();
         }
         if (self.rd_hot.q.val() & self.a_mctp_dropped.val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mctp_counters.dropped.val();
+            self.rd_mux_mctp.next = self.rd_mux_mctp.val() | self.mctp_counters.dropped.val();
         }
         if (self.rd_hot.q.val() & self.a_mctp_len_errors.val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mctp_counters.len_errors.val();
+            self.rd_mux_mctp.next = self.rd_mux_mctp.val() | self.mctp_counters.len_errors.val();
         }
         if (self.rd_hot.q.val() & self.a_mctp_rx_frames_in.val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.c_mctp_rx_frames_in.q.val();
         }
         // The MCTP RX block's counters, in MCTP_RX_COUNTERS order.
         if (self.rd_hot.q.val() & self.a_rx[0].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.messages.val();
+            self.rd_mux_mctp_rx.next = self.rd_mux_mctp_rx.val() | self.mctp_rx_counters.messages.val();
         }
         if (self.rd_hot.q.val() & self.a_rx[1].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.malformed.val();
+            self.rd_mux_mctp_rx.next = self.rd_mux_mctp_rx.val() | self.mctp_rx_counters.malformed.val();
         }
         if (self.rd_hot.q.val() & self.a_rx[2].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.no_context.val();
+            self.rd_mux_mctp_rx.next = self.rd_mux_mctp_rx.val() | self.mctp_rx_counters.no_context.val();
         }
         if (self.rd_hot.q.val() & self.a_rx[3].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.bad_sequence.val();
+            self.rd_mux_mctp_rx.next = self.rd_mux_mctp_rx.val() | self.mctp_rx_counters.bad_sequence.val();
         }
         if (self.rd_hot.q.val() & self.a_rx[4].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.bad_unit_size.val();
+            self.rd_mux_mctp_rx.next = self.rd_mux_mctp_rx.val() | self.mctp_rx_counters.bad_unit_size.val();
         }
         if (self.rd_hot.q.val() & self.a_rx[5].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.restarted.val();
+            self.rd_mux_mctp_rx.next = self.rd_mux_mctp_rx.val() | self.mctp_rx_counters.restarted.val();
         }
         if (self.rd_hot.q.val() & self.a_rx[6].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.too_long.val();
+            self.rd_mux_mctp_rx.next = self.rd_mux_mctp_rx.val() | self.mctp_rx_counters.too_long.val();
         }
         if (self.rd_hot.q.val() & self.a_rx[7].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.contexts_full.val();
+            self.rd_mux_mctp_rx.next = self.rd_mux_mctp_rx.val() | self.mctp_rx_counters.contexts_full.val();
         }
         if (self.rd_hot.q.val() & self.a_rx[8].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.bad_pec.val();
+            self.rd_mux_mctp_rx.next = self.rd_mux_mctp_rx.val() | self.mctp_rx_counters.bad_pec.val();
         }
         if (self.rd_hot.q.val() & self.a_rx[9].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.bad_smbus.val();
+            self.rd_mux_mctp_rx.next = self.rd_mux_mctp_rx.val() | self.mctp_rx_counters.bad_smbus.val();
         }
         if (self.rd_hot.q.val() & self.a_rx[10].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.mic_errors.val();
+            self.rd_mux_mctp_rx.next = self.rd_mux_mctp_rx.val() | self.mctp_rx_counters.mic_errors.val();
         }
         if (self.rd_hot.q.val() & self.a_rx[11].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_counters.oversize.val();
+            self.rd_mux_mctp_rx.next = self.rd_mux_mctp_rx.val() | self.mctp_rx_counters.oversize.val();
         }
         // The MPA RX receiver: configuration, live status, counters (MPA_RX_RO order).
         if (self.rd_hot.q.val() & self.a_mpa_rx_config.val()) != 0 {
@@ -710,44 +737,55 @@ impl Logic for RegBlock {
             self.mpa_rx_status_word.next = self.mpa_rx_status_word.val() | self.k_mpa_rx_idle.val();
         }
         if (self.rd_hot.q.val() & self.a_mpa_rx[0].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_status_word.val();
+            self.rd_mux_mpa_rx.next = self.rd_mux_mpa_rx.val() | self.mpa_rx_status_word.val();
         }
         if (self.rd_hot.q.val() & self.a_mpa_rx[1].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_status.offset.val();
+            self.rd_mux_mpa_rx.next = self.rd_mux_mpa_rx.val() | self.mpa_rx_status.offset.val();
         }
         if (self.rd_hot.q.val() & self.a_mpa_rx[2].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_status.found.val();
+            self.rd_mux_mpa_rx.next = self.rd_mux_mpa_rx.val() | self.mpa_rx_status.found.val();
         }
         if (self.rd_hot.q.val() & self.a_mpa_rx[3].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_status.expected.val();
+            self.rd_mux_mpa_rx.next = self.rd_mux_mpa_rx.val() | self.mpa_rx_status.expected.val();
         }
         if (self.rd_hot.q.val() & self.a_mpa_rx[4].val()) != 0 {
             self.rd_mux.next = self.rd_mux.val() | self.c_mpa_rx_segments_in.q.val();
         }
         if (self.rd_hot.q.val() & self.a_mpa_rx[5].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_counters.fpdus.val();
+            self.rd_mux_mpa_rx.next = self.rd_mux_mpa_rx.val() | self.mpa_rx_counters.fpdus.val();
         }
         if (self.rd_hot.q.val() & self.a_mpa_rx[6].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_counters.bad_crc.val();
+            self.rd_mux_mpa_rx.next = self.rd_mux_mpa_rx.val() | self.mpa_rx_counters.bad_crc.val();
         }
         if (self.rd_hot.q.val() & self.a_mpa_rx[7].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_counters.bad_marker.val();
+            self.rd_mux_mpa_rx.next = self.rd_mux_mpa_rx.val() | self.mpa_rx_counters.bad_marker.val();
         }
         if (self.rd_hot.q.val() & self.a_mpa_rx[8].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mpa_rx_counters.bad_length.val();
+            self.rd_mux_mpa_rx.next = self.rd_mux_mpa_rx.val() | self.mpa_rx_counters.bad_length.val();
         }
         // The MCTP RX drop record (MCTP_RX_DROP_RO order).
         if (self.rd_hot.q.val() & self.a_mctp_rx_drop[0].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_drop.val();
+            self.rd_mux_mctp_rx.next = self.rd_mux_mctp_rx.val() | self.mctp_rx_drop.val();
         }
         if (self.rd_hot.q.val() & self.a_mctp_rx_drop[1].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_drop_context.val();
+            self.rd_mux_mctp_rx.next = self.rd_mux_mctp_rx.val() | self.mctp_rx_drop_context.val();
         }
         if (self.rd_hot.q.val() & self.a_mctp_rx_drop[2].val()) != 0 {
-            self.rd_mux.next = self.rd_mux.val() | self.mctp_rx_drop_length.val();
+            self.rd_mux_mctp_rx.next = self.rd_mux_mctp_rx.val() | self.mctp_rx_drop_length.val();
         }
-        if self.rd_p.q.val() {
-            self.rd_data.d.next = self.rd_mux.val();
+        // Each group's term registered (every clock: `rd_hot` holds between reads), then the
+        // five ORed into `rd_data` in the read's third clock.
+        self.rd_grp[0].d.next = self.rd_mux.val();
+        self.rd_grp[1].d.next = self.rd_mux_mpa.val();
+        self.rd_grp[2].d.next = self.rd_mux_mctp.val();
+        self.rd_grp[3].d.next = self.rd_mux_mctp_rx.val();
+        self.rd_grp[4].d.next = self.rd_mux_mpa_rx.val();
+        if self.rd_p2.q.val() {
+            self.rd_data.d.next = self.rd_grp[0].q.val()
+                | self.rd_grp[1].q.val()
+                | self.rd_grp[2].q.val()
+                | self.rd_grp[3].q.val()
+                | self.rd_grp[4].q.val();
         }
 
         // Counters kept here, from the input handshakes a clock later; each cleared by its
@@ -820,6 +858,7 @@ impl Logic for RegBlock {
             self.wr_ack.d.next = false;
             self.rd_ack.d.next = false;
             self.rd_p.d.next = false;
+            self.rd_p2.d.next = false;
             self.rd_data.d.next = 0.into();
         }
     }

@@ -63,8 +63,8 @@ fn reset_values_masks_strobes_and_read_only_registers_body() {
 
 /// One access per request: `en` still high until the ack is not a second access, the read
 /// data is 0 outside the ack, a write is acknowledged the clock after its request and a read
-/// two clocks after (`rd_wait` high in between), returning the value of the clock after its
-/// request.
+/// three clocks after (`rd_wait` high in the two clocks between), returning the value of the
+/// clock after its request.
 #[test]
 fn one_ack_per_request() {
     on_a_big_stack(one_ack_per_request_body);
@@ -93,10 +93,15 @@ fn one_ack_per_request_body() {
     m.set(data, 0x2222);
     m.tick();
     m.eval();
+    // No second write from `en` held through the ack clock; the read is in its third clock.
+    assert_eq!((m.get(ack), m.get(rd_ack), m.get(rd_data), m.get(rd_wait)), (0, 0, 0, 1));
+    // The writer drops `en` after its ack.
+    m.set(en, 0);
+    m.tick();
+    m.eval();
     // The read is acknowledged with the value of the clock after its request: the write's.
     assert_eq!((m.get(ack), m.get(rd_ack), m.get(rd_data), m.get(rd_wait)), (0, 1, 0x1111, 0));
-    // The writer dropped `en` after its ack; the reader holds its `en` through this ack clock.
-    m.set(en, 0);
+    // The reader holds its `en` through this ack clock.
     m.tick();
     m.eval();
     assert_eq!((m.get(ack), m.get(rd_ack), m.get(rd_data)), (0, 0, 0), "no second access from a held en");
