@@ -131,7 +131,6 @@ impl<const D: usize, const K: usize> Default for CrcStage<D, K> {
         // Word stage b is the octet stage b + 2; a width with fewer words has identity stages
         // (never selected: `N − c < N`), which synthesis folds into plain registers.
         let identity: Vec<u64> = (0..32).map(|i| 1u64 << i).collect();
-        let unshift = |b: usize| p.unshift.get(b + 2).unwrap_or(&identity);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -146,12 +145,20 @@ impl<const D: usize, const K: usize> Default for CrcStage<D, K> {
             dr_back: Default::default(),
             advance: GfMatrix::new(p.advance.clone(), 0),
             state: Default::default(),
-            unshift: std::array::from_fn(|b| GfMatrix::new(unshift(b).clone(), 0)),
+            unshift: std::array::from_fn(|b| {
+                GfMatrix::new(p.unshift.get(b + 2).cloned().unwrap_or_else(|| identity.clone()), 0)
+            }),
             chain: std::array::from_fn(|_| Default::default()),
             chain_ctl: std::array::from_fn(|_| Default::default()),
             finish: GfMatrix::new(p.finish.clone(), p.net.params.xorout),
+            // `finish·U_32` ([`CrcPipeline::finished_unshift`]) where the width has that
+            // stage (W = 64), else `finish·I`.
             finish_u: GfMatrix::new(
-                unshift(STAGES - 1).iter().map(|&c| crate::crc::matrix::apply(&p.finish, c)).collect(),
+                if p.unshift.get(STAGES + 1).is_some() {
+                    p.finished_unshift(4 << (STAGES - 1))
+                } else {
+                    p.finish.clone()
+                },
                 p.net.params.xorout,
             ),
             field: Default::default(),
