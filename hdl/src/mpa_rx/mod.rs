@@ -31,28 +31,29 @@
 //! good, and those are the frames whose `tlast` said good (`SoftwareOffload::mpa_deframe`,
 //! [`crate::testbench::compare_with_deframer`]).
 //!
-//! Written once, in `#[hdl_gen]`, as six stages: the input skid buffer
+//! Written once, in `#[hdl_gen]`, as seven stages: the input skid buffer
 //! ([`crate::axis::AxisSkid`]: `s_tready` is a register output), [`aligner::Aligner`] (the
 //! octets packed, each FPDU's words cut into beats of their own), [`crc_check::CrcCheck`] (the
 //! CRC-32C, its data and state halves a clock apart), [`prep::Prep`] (the CRC comparison, length and Marker checks, Marker
-//! removal, the beat's ULPDU octets counted: a clock ahead of their use), [`check::Check`]
+//! removal, the beat's ULPDU octets counted: a clock ahead of their use), a stage skid
+//! buffer (the check stage's ready ends there), [`check::Check`]
 //! (ULPDU packing, verdict) and the output skid buffer (the consumer's `m_tready` reaches no
-//! further than its registers). The prep stage, the output skid buffer and the CRC stage's
-//! second clock came with issue 26's pipelining: three clocks more latency ([`LATENCY`]), the
-//! same rate. From 8 word lanes (W = 64) a beat the aligner sends short inside an FPDU, because
+//! further than its registers). The prep stage, the two skid buffers behind it and the CRC
+//! stage's second clock came with issue 26's pipelining: four clocks more latency
+//! ([`LATENCY`]), the same rate. From 8 word lanes (W = 64) a beat the aligner sends short inside an FPDU, because
 //! the input ran dry, spends one more clock in the CRC stage (its running CRC's variable
 //! step is taken over two clocks, [`crc_check`]); at full input rate there is none.
 
 /// Clocks from the acceptance of a one-beat FPDU to its frame's `tlast` beat at `m`, with the
 /// verdict, when nothing stalls (`tests::latency_is_the_documented_one`).
-pub const LATENCY: u64 = 9;
+pub const LATENCY: u64 = 10;
 
 pub mod aligner;
 pub mod check;
 pub mod crc_check;
 pub mod prep;
 
-use crate::axis::{AxisSink, AxisSkid, AxisSource, AxisStageSkid};
+use crate::axis::{AxisSink, AxisSkid, AxisSource, AxisStageSkid, AxisStageSkidPreload};
 use crate::testbench::{BenchError, HdlModel};
 use aligner::{Aligner, UP_FIELDS};
 use check::Check;
@@ -191,6 +192,14 @@ pub struct MpaRx<const D: usize, const K: usize, const D2: usize> {
     mid_user: Signal<Local, Bits<BEAT_FIELDS>>,
     crcc: CrcCheck<D, K>,
     prep: Prep<D, K>,
+    /// The prepared beats, registered: the check stage's ready (`pending`, `stopped`, the
+    /// output's) ends at these registers, where it reached through the prep stage into the CRC
+    /// stage's enables (`check.stopped` → `crcc.c_ready` → `crcc.hdr_off`, 3 LUT4 levels and
+    /// 6.9–7.1 ns of routing, one `top_w8` seed in three at stops 75 and 78). The payload rides
+    /// on `tdata`, `p_keep` on `tkeep`, `p_last` on `tlast`, the rest on the side channel
+    /// ([`PREP_FIELDS`]). One clock of latency.
+    pskid: AxisStageSkidPreload<D, K, PREP_FIELDS>,
+    pskid_user: Signal<Local, Bits<PREP_FIELDS>>,
     check: Check<D, K, D2>,
     /// The output skid buffer: `m_tuser` (bit 0) and `m_len` ride on its side channel, and the
     /// check stage sees a registered `tready`, not the consumer's (issue 26: `m_tready` reached
@@ -216,11 +225,17 @@ pub struct MpaRx<const D: usize, const K: usize, const D2: usize> {
     c_k: Constant<Bits<8>>,
     c_one17: Constant<Bits<17>>,
     c_one_u: Constant<Bits<BEAT_FIELDS>>,
+    c_one_p: Constant<Bits<PREP_FIELDS>>,
 }
 
 /// The input skid's side channel: the beat's octet count (7:0) and the aligner's
 /// [`aligner::UP_FIELDS`] above it.
 const IN_FIELDS: usize = 8 + UP_FIELDS;
+
+/// The side channel of a prepared beat between the prep and check stages: `p_cnt` (7:0),
+/// `p_len` (23:8), `p_crc_bad` (24), `p_kind` (26:25), `p_err_off` (58:27), `p_err_found`
+/// (90:59), `p_err_exp` (122:91).
+const PREP_FIELDS: usize = 123;
 
 /// The side-channel bits of a word beat between the aligner and the CRC stage: `first`, `mk`,
 /// `mkl`, `base` and the thermometer of `n` (`n` itself rides on `tkeep`).
@@ -244,6 +259,8 @@ impl<const D: usize, const K: usize, const D2: usize> Default for MpaRx<D, K, D2
             mid_user: Default::default(),
             crcc: Default::default(),
             prep: Default::default(),
+            pskid: Default::default(),
+            pskid_user: Default::default(),
             check: Default::default(),
             outbuf: Default::default(),
             count: Default::default(),
@@ -259,6 +276,7 @@ impl<const D: usize, const K: usize, const D2: usize> Default for MpaRx<D, K, D2
             c_k: Constant::new((K as u64).into()),
             c_one17: Constant::new(1u64.into()),
             c_one_u: Constant::new(1u64.into()),
+            c_one_p: Constant::new(1u64.into()),
         }
     }
 }
@@ -270,7 +288,8 @@ pub type MpaRxW64 = MpaRx<512, 64, 1024>;
 impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, inbuf, align, mid, crcc, prep, check, outbuf);
+        clock!(self, clock, inbuf, align, mid, crcc, prep, pskid, check, outbuf);
+        self.pskid.reset.next = self.reset.val();
         self.mid.reset.next = self.reset.val();
         self.inbuf.reset.next = self.reset.val();
         self.align.reset.next = self.reset.val();
@@ -371,18 +390,34 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
         self.crcc.cfg_mulpdu.next = self.cfg.mulpdu.val();
         self.prep.cfg_mulpdu.next = self.cfg.mulpdu.val();
 
-        self.check.p_payload.next = self.prep.p_payload.val();
-        self.check.p_cnt.next = self.prep.p_cnt.val();
-        self.check.p_keep.next = self.prep.p_keep.val();
-        self.check.p_len.next = self.prep.p_len.val();
-        self.check.p_last.next = self.prep.p_last.val();
-        self.check.p_crc_bad.next = self.prep.p_crc_bad.val();
-        self.check.p_kind.next = self.prep.p_kind.val();
-        self.check.p_err_off.next = self.prep.p_err_off.val();
-        self.check.p_err_found.next = self.prep.p_err_found.val();
-        self.check.p_err_exp.next = self.prep.p_err_exp.val();
-        self.check.p_valid.next = self.prep.p_valid.val();
-        self.prep.p_ready.next = self.check.p_ready.val();
+        // Prep stage → skid buffer → check stage.
+        self.pskid.s.tdata.next = self.prep.p_payload.val();
+        self.pskid.s.tkeep.next = self.prep.p_keep.val();
+        self.pskid.s.tlast.next = self.prep.p_last.val();
+        self.pskid.s.tvalid.next = self.prep.p_valid.val();
+        self.prep.p_ready.next = self.pskid.s.tready.val();
+        self.pskid_user.next = bit_cast::<PREP_FIELDS, 8>(self.prep.p_cnt.val())
+            | (bit_cast::<PREP_FIELDS, 16>(self.prep.p_len.val()) << 8)
+            | (bit_cast::<PREP_FIELDS, 2>(self.prep.p_kind.val()) << 25)
+            | (bit_cast::<PREP_FIELDS, 32>(self.prep.p_err_off.val()) << 27)
+            | (bit_cast::<PREP_FIELDS, 32>(self.prep.p_err_found.val()) << 59)
+            | (bit_cast::<PREP_FIELDS, 32>(self.prep.p_err_exp.val()) << 91);
+        if self.prep.p_crc_bad.val() {
+            self.pskid_user.next = self.pskid_user.val() | (self.c_one_p.val() << 24);
+        }
+        self.pskid.s_user.next = self.pskid_user.val();
+        self.check.p_payload.next = self.pskid.m.tdata.val();
+        self.check.p_keep.next = self.pskid.m.tkeep.val();
+        self.check.p_last.next = self.pskid.m.tlast.val();
+        self.check.p_valid.next = self.pskid.m.tvalid.val();
+        self.pskid.m.tready.next = self.check.p_ready.val();
+        self.check.p_cnt.next = self.pskid.m_user.val().get_bits::<8>(0);
+        self.check.p_len.next = self.pskid.m_user.val().get_bits::<16>(8);
+        self.check.p_crc_bad.next = self.pskid.m_user.val().get_bit(24);
+        self.check.p_kind.next = self.pskid.m_user.val().get_bits::<2>(25);
+        self.check.p_err_off.next = self.pskid.m_user.val().get_bits::<32>(27);
+        self.check.p_err_found.next = self.pskid.m_user.val().get_bits::<32>(59);
+        self.check.p_err_exp.next = self.pskid.m_user.val().get_bits::<32>(91);
 
         AxisSource::<D, K>::join(&mut self.check.m, &mut self.outbuf.s);
         self.out_user.next = bit_cast::<17, 16>(self.check.m_len.val()) << 1;
@@ -401,6 +436,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
             & !self.mid.m.tvalid.val()
             & self.crcc.c_idle.val()
             & !self.prep.p_valid.val()
+            & !self.pskid.m.tvalid.val()
             & self.check.idle.val();
         self.counters.fpdus.next = self.check.fpdus.val();
         self.counters.bad_crc.next = self.check.bad_crc.val();
