@@ -13,11 +13,9 @@
 
 pub mod entry_queue;
 pub mod skid;
-pub mod take_ring;
 
 pub use entry_queue::EntryQueue;
 pub use skid::{AxisSkid, AxisSkidPreload, AxisStageSkid, AxisStageSkidPreload};
-pub use take_ring::TakeRing;
 
 use rust_hdl::prelude::*;
 

@@ -40,7 +40,7 @@ pub mod mic;
 pub mod packets;
 pub mod pec;
 
-use crate::axis::{AxisSink, AxisSource, AxisStageSkidPreload, EntryQueue, TakeRing};
+use crate::axis::{AxisSink, AxisSource, AxisStageSkidPreload, EntryQueue};
 use crate::testbench::{BenchError, HdlModel};
 use input::InputStage;
 use mic::MicStage;
@@ -235,12 +235,11 @@ pub struct MctpTx<const D: usize, const K: usize> {
     mic: MicStage<D, K>,
     /// Between the message stage and the packet stage: the packet stage's `take` (which
     /// depends on the beat's layout) ends at this buffer's registers instead of running on
-    /// into the message stage's enables. It also keeps the beat the packet stage took last
-    /// (`m_prev`, the packet stage's held beat), so `take` moves its pointers and enables no
-    /// data register: not its own (W = 4 and 8's critical path once ended at a skid entry's
-    /// enables, later at its output register's and at `held`'s, `top_w8` at stop 79). Its side
-    /// channel marks a message's first beat.
-    skid: TakeRing<D, K, 1>,
+    /// into the message stage's enables. Its skid entry loads while free
+    /// (`AxisStageSkidPreload`), so `take` enables only its output register (W = 4 and 8's
+    /// critical path ended at the skid entry's enables). Its side channel marks a message's
+    /// first beat.
+    skid: AxisStageSkidPreload<D, K, 1>,
     /// The message fields beside it, one entry per message, written with each first beat
     /// `skid` accepts and removed when the packet stage has formed that message's first beat
     /// (`msg_done`). When they rode on `skid`'s side channel, `take` enabled their 105-bit
@@ -365,7 +364,6 @@ impl<const D: usize, const K: usize> Logic for MctpTx<D, K> {
         self.fields.s_valid.next = self.mic.m.tvalid.val() & self.mic.m_first.val() & self.skid.s.tready.val();
         AxisSource::<D, K>::join(&mut self.skid.m, &mut self.pkt.s);
         self.pkt.s_first.next = self.skid.m_user.val() != 0;
-        self.pkt.s_prev.next = self.skid.m_prev.val();
         self.pkt.msg_valid.next = self.fields.m_valid.val();
         self.fields.m_ready.next = self.pkt.msg_done.val();
         self.pkt.msg.src.next = self.fields.m_data.val().get_bits::<8>(0);

@@ -6,8 +6,7 @@
 //! straddle the last two).
 //!
 //! # Datapath: one gearbox, no window
-//! The last taken payload beat stays in `held` in its own lanes (kept by the buffer in front,
-//! [`crate::axis::TakeRing`], as `s_prev`: taking a beat loads no data register), `rd` its next unread lane and
+//! The last taken payload beat stays in `held` in its own lanes, `rd` its next unread lane and
 //! `bend` its octet count (lanes past `bend` are zero). An output beat holds `nh` header octets
 //! (`min(hdr_len − hpos, W)`), then `p = min(W − nh, pkt_left)` payload octets: the `avail =
 //! bend − rd` octets left in `held` followed, when they are too few, by the next payload beat
@@ -61,10 +60,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     pub s: AxisSink<D, K>,
     /// The beat on `s` is a message's first.
     pub s_first: Signal<In, Bit>,
-    /// The payload beat taken last, kept by the buffer in front ([`crate::axis::TakeRing`])
-    /// until the next is taken: the gearbox's held beat, read only while `hv` says it is this
-    /// message's.
-    pub s_prev: Signal<In, Bits<D>>,
     /// The fields of the message whose first beat is on `s` (read in the idle state only), and
     /// whether they are there (they are whenever a first beat is: [`super::MctpTx`]'s `fields`).
     pub msg: MessageFields,
@@ -135,10 +130,7 @@ pub struct PacketStage<const D: usize, const K: usize> {
     sp_nb: BeatSplit,
     sp_ci: BeatSplit,
     // The gearbox.
-    /// `s_prev` is a beat of this message (set with a take, cleared at a message's end):
-    /// otherwise it is whatever the buffer took last (a drained beat, or nothing since reset)
-    /// and reads as zero.
-    hv: DFF<Bit>,
+    held: DFF<Bits<D>>,
     rd: DFF<Bits<8>>,
     bend: DFF<Bits<8>>,
     /// `bend − rd`, the octets left in held, kept beside them so that whether a beat needs
@@ -326,7 +318,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             s: Default::default(),
             msg: Default::default(),
             s_first: Default::default(),
-            s_prev: Default::default(),
             msg_valid: Default::default(),
             msg_done: Default::default(),
             m: Default::default(),
@@ -364,7 +355,7 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             sp_cb: Default::default(),
             sp_nb: Default::default(),
             sp_ci: Default::default(),
-            hv: Default::default(),
+            held: Default::default(),
             rd: Default::default(),
             bend: Default::default(),
             avail_r: Default::default(),
@@ -518,7 +509,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
-            after, npl, npl_due, neom, pkt_left, hpos, nh_r, p_r, pend_r, np_r, pec_r, pl_r, nhn_r, rmn_r, restn_r, hv, rd, bend, avail_r, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
+            after, npl, npl_due, neom, pkt_left, hpos, nh_r, p_r, pend_r, np_r, pec_r, pl_r, nhn_r, rmn_r, restn_r, held, rd, bend, avail_r, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
             n_packets, n_messages, n_len_errors, pkt_out, len_err_p, len_flag, len_rd, len_bend
         );
         self.m.tdata.next = self.o_data.q.val();
@@ -701,12 +692,8 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         self.pad_nt0.next = self.p0_w.val() != 0;
 
         // Payload octets: held from rd, then the new beat.
-        // rd runs to W (held used up): the shift then clears it. Between messages held is
-        // zero (`hv`), where it was a register that a message's end left shifted out.
-        self.buf_part.next = self.s_prev.val() >> (bit_cast::<16, 8>(self.rd.q.val()) << 3);
-        if !self.hv.q.val() {
-            self.buf_part.next = 0.into();
-        }
+        // rd runs to W (held used up): the shift then clears it.
+        self.buf_part.next = self.held.q.val() >> (bit_cast::<16, 8>(self.rd.q.val()) << 3);
         // The new beat behind held's octets whenever one may come (not `take`, so the handshake
         // is not in front of the lanes): a beat that does not take one uses no lane past
         // `avail` (`p ≤ avail`), or pads them with zeros once the input is done.
@@ -975,7 +962,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.rmn_r.d.next = self.rmn_n.val();
             self.restn_r.d.next = self.restn_n.val();
             if self.take.val() {
-                self.hv.d.next = true;
+                self.held.d.next = self.s.tdata.val();
             }
             self.rd.d.next = self.rd_n.val();
             self.bend.d.next = self.bend_n.val();
@@ -992,7 +979,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
                     // discarded.
                     self.rd.d.next = self.bend_n.val();
                     self.avail_r.d.next = 0.into();
-                    self.hv.d.next = false;
                     self.len_err_p.d.next = true;
                     self.len_flag.d.next = self.len_err.val();
                     self.len_rd.d.next = self.rd_n.val();
@@ -1041,7 +1027,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.nhn_r.d.next = 0.into();
             self.rmn_r.d.next = 0.into();
             self.restn_r.d.next = 0.into();
-            self.hv.d.next = false;
+            self.held.d.next = 0.into();
             self.rd.d.next = 0.into();
             self.bend.d.next = 0.into();
             self.avail_r.d.next = 0.into();
