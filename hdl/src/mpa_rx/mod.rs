@@ -14,7 +14,9 @@
 //! - `status_error` (0 good, 1 CRC, 2 Marker, 3 length: [`check::ERR_CRC`] …), `status_offset`
 //!   (its stream offset, mod 2^32), `status_found`/`status_expected` (the CRC field and the CRC
 //!   computed, FPDUPTR and the pointer due, ULPDU_Length and MULPDU), `status_idle` (between
-//!   FPDUs, nothing held: the stream may end here): the [`MpaRxStatus`] bundle.
+//!   FPDUs and nothing held in any stage, the input skid buffer to the output's: every octet
+//!   taken has left, the stream may end here; `tests::idle_means_nothing_is_held`): the
+//!   [`MpaRxStatus`] bundle.
 //! - `counters_fpdus` (good FPDUs), `counters_bad_crc`, `counters_bad_marker`,
 //!   `counters_bad_length`: the [`MpaRxCounters`] bundle. A counter counts a clock after the
 //!   check stage's decision, so one clock after `status_error` is set.
@@ -432,12 +434,15 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
         self.status.offset.next = self.check.error_offset.val();
         self.status.found.next = self.check.error_found.val();
         self.status.expected.next = self.check.error_expected.val();
-        self.status.idle.next = self.align.idle.val()
+        self.status.idle.next = !self.inbuf.m.tvalid.val()
+            & self.align.idle.val()
             & !self.mid.m.tvalid.val()
             & self.crcc.c_idle.val()
             & !self.prep.p_valid.val()
             & !self.pskid.m.tvalid.val()
-            & self.check.idle.val();
+            & self.check.idle.val()
+            & !self.check.m.tvalid.val()
+            & !self.outbuf.m.tvalid.val();
         self.counters.fpdus.next = self.check.fpdus.val();
         self.counters.bad_crc.next = self.check.bad_crc.val();
         self.counters.bad_marker.next = self.check.bad_marker.val();

@@ -280,6 +280,64 @@ fn a_reset_mid_stream_empties_every_stage() {
     run::<512, 64, 1024>();
 }
 
+/// `status_idle` is "between FPDUs, nothing held": low from the clock after an FPDU's first
+/// octet is taken until its frame's `tlast` has left, high otherwise. The stream goes in as
+/// 8-octet segments (each with `tlast`), back to back with the output held back (beats wait in
+/// every stage) and 24 clocks apart with the output always ready (each FPDU passes every stage
+/// alone). The input skid buffer, the check stage's output and the output skid buffer were not
+/// in it until stop 80. Removing the term of any of those, the aligner's or the CRC stage's
+/// fails this test; the `mid`, prep, `pskid` and check-state terms are, in every clock of
+/// these runs, covered by a neighbour's (a beat is never alone in them while the others say
+/// idle), and stay so that the contract does not rest on that.
+#[test]
+fn idle_means_nothing_is_held() {
+    fn run<const D: usize, const K: usize, const D2: usize>(gap: usize) {
+        use crate::testbench::mpa_tx::set_framing_config;
+        use crate::testbench::ClockedModel;
+        let cfg = FramingConfig { markers: false, crc: true, mulpdu: 300 };
+        // FPDUs of 8, 8 and 36 octets at offset 4: the first two one segment each.
+        let ulpdus = vec![vec![7, 9], vec![1, 2], (0..30).collect::<Vec<u8>>()];
+        let stream = SoftwareOffload.mpa_frame(&cfg, 4, &ulpdus).unwrap();
+        let starts = [0, 8, 16];
+        assert_eq!(stream.len(), 52);
+        let mut m = hdl_model::<D, K, D2>().unwrap();
+        let p = |n: &str| m.port_id(n).unwrap();
+        let (s_data, s_keep, s_valid, s_last, s_ready) =
+            (p("s_tdata"), p("s_tkeep"), p("s_tvalid"), p("s_tlast"), p("s_tready"));
+        let (m_valid, m_ready, m_last, idle) = (p("m_tvalid"), p("m_tready"), p("m_tlast"), p("status_idle"));
+        set_framing_config(&mut m, &cfg, 4).unwrap();
+        m.reset(2);
+        let (mut at, mut frames, mut wait) = (0, 0, 3usize);
+        m.set(s_last, 1);
+        for c in 0..400 {
+            let segment = &stream[at.min(stream.len())..(at + 8).min(stream.len())];
+            m.set(s_valid, (wait == 0 && at < stream.len()) as u64);
+            m.set_bytes(s_data, segment);
+            m.set(s_keep, crate::bits::low_ones(segment.len()));
+            // Back to back: held back for 30 clocks, then ready one clock in three.
+            m.set(m_ready, (gap > 0 || (c >= 30 && c % 3 == 0)) as u64);
+            m.eval();
+            let started = starts.iter().filter(|&&s| s < at).count();
+            let held = frames < started;
+            assert_eq!(m.get(idle), !held as u64, "W={K} gap {gap}, clock {c}: {frames} frames out, {at} octets in");
+            wait = wait.saturating_sub(1);
+            if m.get(s_valid) != 0 && m.get(s_ready) != 0 {
+                at += 8;
+                wait = gap;
+            }
+            if m.get(m_valid) != 0 && m.get(m_ready) != 0 && m.get(m_last) != 0 {
+                frames += 1;
+            }
+            m.tick();
+        }
+        assert_eq!(frames, ulpdus.len(), "W={K} gap {gap}");
+    }
+    for gap in [0, 24] {
+        run::<64, 8, 128>(gap);
+        run::<512, 64, 1024>(gap);
+    }
+}
+
 /// Every Marker phase at the start: the stream's first octet at each of the 128 word offsets
 /// of the Marker interval (plus whole intervals, so that the offset's high bits vary), so the
 /// first Marker is due in every lane of the first beats: the Marker position the reset loads,
