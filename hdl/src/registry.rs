@@ -273,8 +273,8 @@ fn top<
             "OffloadTop: MPA TX framer ({MK} octets/beat), MCTP TX packetizer and MCTP RX depacketizer ({CK} \
              octets/beat), MPA RX receiver ({RK} octets/beat: its aligner needs 8 or more) behind a register \
              block (Corundum reg_* interface, map in offload_driver::registers and docs/TOP.md).\n\
-             reset is synchronous, active high; reg_wr_wait/reg_rd_wait are always 0 (every access is \
-             acknowledged the clock after its request); mpa_rx_m_tuser on the tlast beat marks a bad ULPDU."
+             reset is synchronous, active high; a write is acknowledged the clock after its request \
+             (reg_wr_wait always 0), a read three clocks after (reg_rd_wait high in the two between); mpa_rx_m_tuser on the tlast beat marks a bad ULPDU."
         ),
         OffloadTop::<MD, MK, MH, MI, CD, CK, CRA, RD, RK, RD2>::default,
     )
