@@ -442,7 +442,7 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
             & !self.pskid.m.tvalid.val()
             & self.check.idle.val()
             & !self.check.m.tvalid.val()
-            & !self.outbuf.m.tvalid.val();
+            & !self.m.tvalid.val();
         self.counters.fpdus.next = self.check.fpdus.val();
         self.counters.bad_crc.next = self.check.bad_crc.val();
         self.counters.bad_marker.next = self.check.bad_marker.val();
