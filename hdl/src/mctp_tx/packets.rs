@@ -664,14 +664,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // and `avail_r` (once MCTP TX W = 4 and 8's critical path: `m_keep` → the sum →
         // `pad_t` → `rd`).
         self.cnt_in.next = self.in_cnt.val() & self.c_cnt_mask.val();
-        // In the clock after a beat that ran short (`short`), `avail_r` is not cleared (the
-        // pad is off `avail_r`'s and `rd`'s paths, below): the arithmetic reads 0 instead.
-        // `need_in` reads `avail` as it is: the beat that ran short was the stream's last
-        // (`in_done`), so nothing is needed.
         self.cnt_av.next = self.avail.val() & self.c_cnt_mask.val();
-        if self.short.q.val() {
-            self.cnt_av.next = 0.into();
-        }
         // A later beat's (`p_r`, `avail`) and a message's first beat's (`msg.p0`, and held
         // empty: `avail` 0, `rd = bend`) side by side, the idle state selecting after the
         // arithmetic (it was in front of it: `phase` → `p` → the sums → `rd`, W = 1 and 8's
@@ -705,7 +698,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // is not in front of the lanes): a beat that does not take one uses no lane past
         // `avail` (`p ≤ avail`), or pads them with zeros once the input is done.
         self.in_part.next = 0.into();
-        if !self.e_in_done.val() & !self.e_short.val() {
+        if !self.e_in_done.val() {
             self.in_part.next =
                 self.s.tdata.val() << (bit_cast::<16, 8>(self.avail.val() & self.c_lane_mask.val()) << 3);
         }
@@ -765,17 +758,18 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         if self.pad_nt.val() {
             self.rd_nt.next = self.bend.q.val();
         }
-        // A beat that takes input and still runs short (`pad_t`: the message's length error,
-        // never a well-formed message) leaves `rd` past `bend` (held's lanes there are zero,
-        // so the padding reads zeros as at `rd = bend`) and `avail_r` a wrapped value, which
-        // the next clock reads as 0 (`short`): `pad_t` is not in front of either register
-        // (`m_keep` → `left` → `pad_t` → `rd` was W = 8's seed 1 path at stops 57–79).
         self.rd_t.next = self.d_pa.val();
+        if self.pad_t.val() {
+            self.rd_t.next = self.in_cnt.val();
+        }
         self.av_nt.next = (self.cnt_av.val() - self.cnt_p.val()) & self.c_cnt_mask.val();
         if self.pad_nt.val() {
             self.av_nt.next = 0.into();
         }
         self.av_t.next = self.left.val() & self.c_cnt_mask.val();
+        if self.pad_t.val() {
+            self.av_t.next = 0.into();
+        }
         self.sh_nt.next = self.pad_nt.val();
         self.sh_t.next = self.pad_t.val();
         if self.idle.val() {
@@ -785,8 +779,14 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
                 self.rd_nt.next = self.bend.q.val();
             }
             self.rd_t.next = self.p0_w.val();
+            if self.pad_t0.val() {
+                self.rd_t.next = self.in_cnt.val();
+            }
             self.av_nt.next = 0.into();
             self.av_t.next = (self.cnt_in.val() - self.p0_w.val()) & self.c_cnt_mask.val();
+            if self.pad_t0.val() {
+                self.av_t.next = 0.into();
+            }
             self.sh_nt.next = self.pad_nt0.val();
             self.sh_t.next = self.pad_t0.val();
         }
