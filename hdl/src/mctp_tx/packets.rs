@@ -767,6 +767,9 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.av_nt.next = 0.into();
         }
         self.av_t.next = self.left.val() & self.c_cnt_mask.val();
+        // A beat that ran short leaves nothing held: `left`'s wrapped remainder would let the
+        // padding beats run `rd` past 2W, where it wraps onto the last beat's octets (the test
+        // `padding_past_an_off_grid_packet_end_repeats_no_octet`).
         if self.pad_t.val() {
             self.av_t.next = 0.into();
         }

@@ -316,3 +316,45 @@ fn shipped_entries_are_lint_clean() {
         crate::tools::verilator_lint(&e.shipped_verilog(), &e.module_name()).unwrap_or_else(|err| panic!("{}: {err}", e.name));
     }
 }
+
+/// A stream that ends a beat or two before a packet end the MTU puts off the beat grid (MTU 65
+/// or 66), with `s_len` running the padding into the next packet. The beat in which the stream
+/// ends (`pad_t`, a later beat of the message) leaves nothing held (`avail` 0): without that,
+/// `avail` keeps the wrapped remainder of `avail + in − p` (W to 2W − 1), the padding beats
+/// advance `rd` past 2W, it wraps, and the next packet repeats octets of the last input beat
+/// where zeros belong. [`an_overstated_length_is_padded_with_zeros`]'s random MTUs missed it
+/// (a sweep of MTU 64 to 71, lengths 1 to 80, found 76 such frames at W = 4 and 429 at W = 8).
+#[test]
+fn padding_past_an_off_grid_packet_end_repeats_no_octet() {
+    fn run<const D: usize, const K: usize>() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(13);
+        for mtu in [65usize, 66] {
+            for smbus in [false, true] {
+                for len in mtu - 16..mtu {
+                    for s_len in [mtu + 2, mtu + K + 1] {
+                        let (mut req, _) = random_tx_request(&mut rng, 50, 0.0);
+                        req.append_mic = false;
+                        req.smbus = smbus.then_some(SmbusAddresses { src: 0x10, dst: 0x1d });
+                        req.config.mtu = mtu;
+                        let message: Vec<u8> = (0..len).map(|i| 0x80 | i as u8).collect();
+                        let mut padded = message.clone();
+                        padded.resize(s_len, 0);
+                        let want = transmit(&req, &padded).unwrap();
+                        let what = format!("W={K} MTU {mtu} SMBus {smbus}: {len} octets, s_len {s_len}");
+                        let mut m = skew_len(hdl_model::<D, K>().unwrap(), len, s_len as u64);
+                        let r = run_mctp_tx(&mut m, &[MctpTxJob { req, message }], &Traffic::random(0.0, 0.0, 0))
+                            .unwrap_or_else(|e| panic!("{what}: {e}"));
+                        assert_eq!((r.len_errors, r.messages), (1, 1), "{what}");
+                        assert_eq!(r.frames.len(), want.len(), "{what}");
+                        for (g, w) in r.frames.iter().zip(&want) {
+                            assert_same(g, w, &what);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    run::<8, 1>();
+    run::<32, 4>();
+    run::<64, 8>();
+}
