@@ -194,7 +194,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     pec_here: Signal<Local, Bit>,
     frame_end: Signal<Local, Bit>,
     need_in: Signal<Local, Bit>,
-    need_gt: Signal<Local, Bit>,
     active: Signal<Local, Bit>,
     emit: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
@@ -421,7 +420,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             pec_here: Default::default(),
             frame_end: Default::default(),
             need_in: Default::default(),
-            need_gt: Default::default(),
             active: Default::default(),
             emit: Default::default(),
             take: Default::default(),
@@ -638,19 +636,8 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // (For a message's first beat and a later one side by side, the idle state selecting.)
         // p and avail are at most W, so their low ⌊log2 W⌋ + 1 bits decide (the compare is in
         // front of `take` and so of the skid buffer's enables).
-        // The compare `p > avail` is written out in gates, lowest bit first (`gt` after bit i:
-        // the low i + 1 bits of p exceed avail's), not as `>`: Yosys maps `>` to a carry chain,
-        // whose output `abc` takes for a register's (arrival 0), so it built `msg_done` and the
-        // queue head's 105 enables from this node (MCTP TX W = 8's median path). In LUTs `abc`
-        // sees its depth. Bits above the mask are constant zeros and fold away.
-        self.cnt_p.next = self.p_r.q.val() & self.c_cnt_mask.val();
-        self.cnt_av.next = self.avail.val() & self.c_cnt_mask.val();
-        self.need_gt.next = false;
-        for i in 0..8 {
-            self.need_gt.next = (self.cnt_p.val().get_bit(i) & !self.cnt_av.val().get_bit(i))
-                | (!(self.cnt_p.val().get_bit(i) ^ self.cnt_av.val().get_bit(i)) & self.need_gt.val());
-        }
-        self.need_in.next = self.need_gt.val() & !self.in_done.q.val();
+        self.need_in.next = ((self.p_r.q.val() & self.c_cnt_mask.val()) > (self.avail.val() & self.c_cnt_mask.val()))
+            & !self.in_done.q.val();
         // Between messages held is empty (a message's end clears `avail_r`, and neither the
         // drain nor the idle state forms a beat), so a first beat needs input when it has any
         // payload: `p0 ≠ 0`, not a compare with `avail` (W = 8's path ran from `p0` through
@@ -677,6 +664,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // and `avail_r` (once MCTP TX W = 4 and 8's critical path: `m_keep` → the sum →
         // `pad_t` → `rd`).
         self.cnt_in.next = self.in_cnt.val() & self.c_cnt_mask.val();
+        self.cnt_av.next = self.avail.val() & self.c_cnt_mask.val();
         // A later beat's (`p_r`, `avail`) and a message's first beat's (`msg.p0`, and held
         // empty: `avail` 0, `rd = bend`) side by side, the idle state selecting after the
         // arithmetic (it was in front of it: `phase` → `p` → the sums → `rd`, W = 1 and 8's
@@ -688,6 +676,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // `p > avail + in`, the input ran short. (Two chains in series were W = 8's critical
         // path: `avail + in` then the compare at stop 54; `p − avail` then `in − (p − avail)`
         // and its borrow at stop 56.)
+        self.cnt_p.next = self.p_r.q.val() & self.c_cnt_mask.val();
         self.d_pa.next = (self.cnt_p.val() - self.cnt_av.val()) & self.c_cnt_mask.val();
         self.pad_nt.next = self.cnt_p.val() > self.cnt_av.val();
         self.not_p.next = !self.cnt_p.val() & self.c_left_mask.val();
