@@ -237,10 +237,9 @@ pub struct MctpTx<const D: usize, const K: usize> {
     /// depends on the beat's layout) ends at this buffer's registers instead of running on
     /// into the message stage's enables. Its skid entry loads while free
     /// (`AxisStageSkidPreload`), so `take` enables only its output register (W = 4 and 8's
-    /// critical path ended at the skid entry's enables). Its `tkeep` is the beat's lane mask
-    /// (low ones), its side channel marks a message's first beat (bit 0) and holds the beat's
-    /// octet count in binary (bits 1 to 8), counted in front of it.
-    skid: AxisStageSkidPreload<D, K, 9>,
+    /// critical path ended at the skid entry's enables). Its side channel marks a message's
+    /// first beat.
+    skid: AxisStageSkidPreload<D, K, 1>,
     /// The message fields beside it, one entry per message, written with each first beat
     /// `skid` accepts and removed when the packet stage has formed that message's first beat
     /// (`msg_done`). When they rode on `skid`'s side channel, `take` enabled their 105-bit
@@ -254,13 +253,11 @@ pub struct MctpTx<const D: usize, const K: usize> {
     /// packet stage is idle.
     fields: EntryQueue<MSG_BITS>,
     msg_user: Signal<Local, Bits<MSG_BITS>>,
-    /// The payload beat's octets (its highest kept lane + 1): on the skid buffer's side channel.
+    /// The payload beat's octets (its highest kept lane + 1): on the skid buffer's `tkeep`.
     pay_cnt: Signal<Local, Bits<8>>,
     c_lane1: [Constant<Bits<8>>; K],
     c_bit: [Constant<Bits<K>>; K],
     c_one_u: Constant<Bits<MSG_BITS>>,
-    /// The side channel's first-beat bit.
-    c_first_u: Constant<Bits<9>>,
     pkt: PacketStage<D, K>,
     /// Between the packet stage and the PEC stage: the block's `m_tready` runs through the PEC
     /// stage into this buffer's enables and ends there, instead of on into the packet stage's
@@ -290,7 +287,6 @@ impl<const D: usize, const K: usize> Default for MctpTx<D, K> {
             c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             c_one_u: Constant::new(1u64.into()),
-            c_first_u: Constant::new(1u64.into()),
             pkt: Default::default(),
             pec_skid: Default::default(),
             pec: Default::default(),
@@ -318,10 +314,8 @@ impl<const D: usize, const K: usize> Logic for MctpTx<D, K> {
         self.mic.s_len.next = self.entry.m_len.val();
         self.mic.s_refused.next = self.entry.m_refused.val();
         // The payload beat into the skid buffer, its lane mask counted on the way (the packet
-        // stage reads the count from the buffer's side channel, and the lane mask as `count >
-        // lane`: the message stage's lanes are low ones).
+        // stage reads the count from the buffer's `tkeep`).
         self.skid.s.tdata.next = self.mic.m.tdata.val();
-        self.skid.s.tkeep.next = self.mic.m.tkeep.val();
         self.skid.s.tvalid.next = self.mic.m.tvalid.val();
         self.skid.s.tlast.next = self.mic.m.tlast.val();
         self.mic.m.tready.next = self.skid.s.tready.val();
@@ -331,6 +325,7 @@ impl<const D: usize, const K: usize> Logic for MctpTx<D, K> {
                 self.pay_cnt.next = self.c_lane1[i].val();
             }
         }
+        self.skid.s.tkeep.next = bit_cast::<K, 8>(self.pay_cnt.val());
         // The message fields, packed for `fields` with each first beat `skid` accepts, and
         // unpacked behind it.
         self.msg_user.next = (bit_cast::<MSG_BITS, 8>(self.mic.msg.src.val()) << 0)
@@ -361,15 +356,14 @@ impl<const D: usize, const K: usize> Logic for MctpTx<D, K> {
         if self.mic.msg.neom0.val() {
             self.msg_user.next = self.msg_user.val() | (self.c_one_u.val() << 88);
         }
-        self.skid.s_user.next = bit_cast::<9, 8>(self.pay_cnt.val()) << 1;
+        self.skid.s_user.next = 0.into();
         if self.mic.m_first.val() {
-            self.skid.s_user.next = (bit_cast::<9, 8>(self.pay_cnt.val()) << 1) | self.c_first_u.val();
+            self.skid.s_user.next = 1.into();
         }
         self.fields.s_data.next = self.msg_user.val();
         self.fields.s_valid.next = self.mic.m.tvalid.val() & self.mic.m_first.val() & self.skid.s.tready.val();
         AxisSource::<D, K>::join(&mut self.skid.m, &mut self.pkt.s);
-        self.pkt.s_first.next = self.skid.m_user.val().get_bit(0);
-        self.pkt.s_cnt.next = self.skid.m_user.val().get_bits::<8>(1);
+        self.pkt.s_first.next = self.skid.m_user.val() != 0;
         self.pkt.msg_valid.next = self.fields.m_valid.val();
         self.fields.m_ready.next = self.pkt.msg_done.val();
         self.pkt.msg.src.next = self.fields.m_data.val().get_bits::<8>(0);

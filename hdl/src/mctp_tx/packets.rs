@@ -53,13 +53,11 @@ pub struct PacketStage<const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
     /// Synchronous, active high.
     pub reset: Signal<In, Bit>,
-    /// The payload stream (full beats, the last one partial; `tkeep` low ones), and its beat's
-    /// octet count in binary (`s_cnt`), counted in front of the skid buffer before this stage
-    /// (issue 27: decoding a lane mask here ran into the held-octet arithmetic, W = 4's
-    /// critical path). The lane mask is read as a thermometer of the count: lane `j` is kept
-    /// when the beat holds more than `j` octets.
+    /// The payload stream (full beats, the last one partial). Its `tkeep` is not a lane mask
+    /// but the beat's octet count in binary, counted in front of the skid buffer before this
+    /// stage (issue 27: decoding a lane mask here ran into the held-octet arithmetic, W = 4's
+    /// critical path); `K` bits hold it at every width (`K ≥ ⌊log2 K⌋ + 1`).
     pub s: AxisSink<D, K>,
-    pub s_cnt: Signal<In, Bits<8>>,
     /// The beat on `s` is a message's first.
     pub s_first: Signal<In, Bit>,
     /// The fields of the message whose first beat is on `s` (read in the idle state only), and
@@ -211,8 +209,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     cnt_in: Signal<Local, Bits<8>>,
     cnt_av: Signal<Local, Bits<8>>,
     cnt_p: Signal<Local, Bits<8>>,
-    /// The new beat holds an octet in lane `p − avail − 1`: it holds `p − avail` octets or more.
-    in_covers: Signal<Local, Bit>,
     pad_t: Signal<Local, Bit>,
     pad_nt: Signal<Local, Bit>,
     rd_t: Signal<Local, Bits<8>>,
@@ -264,14 +260,15 @@ pub struct PacketStage<const D: usize, const K: usize> {
     rm_i: Signal<Local, Bits<8>>,
     // Constants.
     c_lane: [Constant<Bits<8>>; K],
-    /// `i + 1` for lane `i`.
-    c_lane1: [Constant<Bits<8>>; K],
     c_bit: [Constant<Bits<K>>; K],
     c_byte_d: Constant<Bits<D>>,
     c_w: Constant<Bits<8>>,
     c_lane_mask: Constant<Bits<8>>,
     /// The bits that hold a count of at most W octets: `2W − 1`.
     c_cnt_mask: Constant<Bits<8>>,
+    /// `left`'s bits, `4W − 1`, and its sign bit, `2W`.
+    c_left_mask: Constant<Bits<8>>,
+    c_left_sign: Constant<Bits<8>>,
     c_one8: Constant<Bits<8>>,
     c_nh_mask: Constant<Bits<8>>,
     c_hpos_mask: Constant<Bits<8>>,
@@ -321,7 +318,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             s: Default::default(),
             msg: Default::default(),
             s_first: Default::default(),
-            s_cnt: Default::default(),
             msg_valid: Default::default(),
             msg_done: Default::default(),
             m: Default::default(),
@@ -436,7 +432,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             cnt_in: Default::default(),
             cnt_av: Default::default(),
             cnt_p: Default::default(),
-            in_covers: Default::default(),
             pad_t: Default::default(),
             pad_nt: Default::default(),
             rd_t: Default::default(),
@@ -481,12 +476,13 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             np_n: Default::default(),
             new_pkt: Default::default(),
             c_lane: std::array::from_fn(|i| Constant::new((i as u64).into())),
-            c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             c_byte_d: Constant::new(0xFFu64.into()),
             c_w: Constant::new((K as u64).into()),
             c_lane_mask: Constant::new(((K - 1) as u64).into()),
             c_cnt_mask: super::count_mask(K),
+            c_left_mask: Constant::new(((4 * K - 1) as u64).into()),
+            c_left_sign: Constant::new(((2 * K) as u64).into()),
             c_one8: Constant::new(1u64.into()),
             c_nh_mask: Constant::new((((PREFIX_LEN + HEADER_LEN) % K | HEADER_LEN % K) as u64).into()),
             c_hpos_mask: Constant::new((0x0F & !(K as u64 - 1)).into()),
@@ -658,7 +654,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.adv.val() & self.idle.val() & self.s.tvalid.val() & self.s_first.val() & self.msg_valid.val();
         self.s.tready.next =
             !self.reset.val() & (self.take.val() | (self.phase.q.val() == PacketPhase::Drain));
-        self.in_cnt.next = self.s_cnt.val();
+        self.in_cnt.next = bit_cast::<8, K>(self.s.tkeep.val());
         // The payload stream ended early: the rest of the message is zeros. Worked out for both
         // outcomes of `take` (with the new beat's octets, `_t`, or without, `_nt`) side by side,
         // and selected by it at the end, so `take` is not in front of the arithmetic.
@@ -676,34 +672,22 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // With the new beat (`in_cnt`, from the skid buffer's register), what is left is
         // `left = avail + in − p`, in one carry chain: a carry-save layer first (`avail + in +
         // !p` as a sum word and a carry word, one LUT level), then the chain that adds the two
-        // and the 1, on ⌊log2 W⌋ + 1 bits: `left` is what held keeps when the input did not run
-        // short, so it lies in `[0, 2W)`. (Two chains in series were W = 8's critical path:
-        // `avail + in` then the compare at stop 54; `p − avail` then `in − (p − avail)` and its
-        // borrow at stop 56. `left` on one more bit, its sign bit `p > avail + in` deciding
-        // `pad_t`, until stop 83.)
+        // and the 1, on ⌊log2 W⌋ + 2 bits. `left` lies in `[−W, 2W)`, so its top bit is the sign:
+        // `p > avail + in`, the input ran short. (Two chains in series were W = 8's critical
+        // path: `avail + in` then the compare at stop 54; `p − avail` then `in − (p − avail)`
+        // and its borrow at stop 56.)
         self.cnt_p.next = self.p_r.q.val() & self.c_cnt_mask.val();
         self.d_pa.next = (self.cnt_p.val() - self.cnt_av.val()) & self.c_cnt_mask.val();
         self.pad_nt.next = self.cnt_p.val() > self.cnt_av.val();
-        self.not_p.next = !self.cnt_p.val() & self.c_cnt_mask.val();
+        self.not_p.next = !self.cnt_p.val() & self.c_left_mask.val();
         self.csa_s.next = self.cnt_av.val() ^ self.cnt_in.val() ^ self.not_p.val();
         self.csa_c.next = (((self.cnt_av.val() & self.cnt_in.val())
             | (self.cnt_av.val() & self.not_p.val())
             | (self.cnt_in.val() & self.not_p.val()))
             << 1)
             | self.c_one8.val();
-        self.left.next = (self.csa_s.val() + self.csa_c.val()) & self.c_cnt_mask.val();
-        // The input runs short (`left < 0`, `p > avail + in`) when `p > avail` and the new beat
-        // has no octet in lane `p − avail − 1` (`d_pa` is then in `[1, W]`): a select of the
-        // beat's lane mask by `d_pa`, a difference of registers `rd` needs anyway, beside
-        // `left`'s chain, not behind it (the sign of `left` in front of `rd` was W = 8's
-        // critical path at stops 81 and 82).
-        self.in_covers.next = false;
-        for i in 0..K {
-            if self.d_pa.val() == self.c_lane1[i].val() {
-                self.in_covers.next = (self.s.tkeep.val() & self.c_bit[i].val()) != 0;
-            }
-        }
-        self.pad_t.next = self.pad_nt.val() & !self.in_covers.val();
+        self.left.next = (self.csa_s.val() + self.csa_c.val()) & self.c_left_mask.val();
+        self.pad_t.next = (self.left.val() & self.c_left_sign.val()) != 0;
         self.pad_t0.next = self.p0_w.val() > self.cnt_in.val();
         self.pad_nt0.next = self.p0_w.val() != 0;
 
