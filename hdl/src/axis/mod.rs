@@ -12,11 +12,9 @@
 //! way, so the Verilator harness, the docs and a shell all see plain AXI-Stream names.
 
 pub mod entry_queue;
-pub mod entry_ring;
 pub mod skid;
 
 pub use entry_queue::EntryQueue;
-pub use entry_ring::EntryRing;
 pub use skid::{AxisSkid, AxisSkidPreload, AxisStageSkid, AxisStageSkidPreload};
 
 use rust_hdl::prelude::*;

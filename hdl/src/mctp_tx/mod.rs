@@ -40,7 +40,7 @@ pub mod mic;
 pub mod packets;
 pub mod pec;
 
-use crate::axis::{AxisSink, AxisSource, AxisStageSkidPreload, EntryQueue, EntryRing};
+use crate::axis::{AxisSink, AxisSource, AxisStageSkidPreload, EntryQueue};
 use crate::testbench::{BenchError, HdlModel};
 use input::InputStage;
 use mic::MicStage;
@@ -217,11 +217,8 @@ impl HeaderBeats {
 /// step, eight with the skid buffer in front of the PEC stage).
 pub const LATENCY: u64 = 8;
 
-/// The bits of [`MessageFields`] that lay out a message's first beat (`p0`, `pl0`, `keep0`,
-/// `smbus`, `pend0`), packed into one entry of `fields` between stage A and stage B.
-const LAYOUT_BITS: usize = 26;
-/// The rest of [`MessageFields`], packed into one entry of `fields_rest`.
-const REST_BITS: usize = 79;
+/// The bits of [`MessageFields`], packed into one entry of `fields` between stage A and stage B.
+const MSG_BITS: usize = 105;
 
 /// The packetizer for `K` octets per beat (`D = 8K` data bits; `K` ∈ {1, 2, 4, 8}).
 #[derive(LogicBlock)]
@@ -254,23 +251,13 @@ pub struct MctpTx<const D: usize, const K: usize> {
     /// `skid` then accepts nothing: it is written only while it holds at most one, as it
     /// requires. Its head is the message of the first beat at `skid`'s head whenever the
     /// packet stage is idle.
-    ///
-    /// Split in two, read together: the fields that lay out the first beat in a queue whose
-    /// head is a register, the rest in a ring read through a select (`fields_rest`). A read of
-    /// the one 105-bit queue enabled all of its head, and Yosys's `abc` built that enable from
-    /// the packet stage's need-for-input node: MCTP TX W = 8's median path at stops 81 and 82,
-    /// 2 ns of routing to 105 enables. As one ring (stop 81) the select landed on the layout
-    /// path (`pl0` → `p_r`).
-    fields: EntryQueue<LAYOUT_BITS>,
-    fields_rest: EntryRing<REST_BITS>,
-    lay_user: Signal<Local, Bits<LAYOUT_BITS>>,
-    msg_user: Signal<Local, Bits<REST_BITS>>,
+    fields: EntryQueue<MSG_BITS>,
+    msg_user: Signal<Local, Bits<MSG_BITS>>,
     /// The payload beat's octets (its highest kept lane + 1): on the skid buffer's `tkeep`.
     pay_cnt: Signal<Local, Bits<8>>,
     c_lane1: [Constant<Bits<8>>; K],
     c_bit: [Constant<Bits<K>>; K],
-    c_one_u: Constant<Bits<REST_BITS>>,
-    c_one_l: Constant<Bits<LAYOUT_BITS>>,
+    c_one_u: Constant<Bits<MSG_BITS>>,
     pkt: PacketStage<D, K>,
     /// Between the packet stage and the PEC stage: the block's `m_tready` runs through the PEC
     /// stage into this buffer's enables and ends there, instead of on into the packet stage's
@@ -295,14 +282,11 @@ impl<const D: usize, const K: usize> Default for MctpTx<D, K> {
             mic: Default::default(),
             skid: Default::default(),
             fields: Default::default(),
-            fields_rest: Default::default(),
-            lay_user: Default::default(),
             msg_user: Default::default(),
             pay_cnt: Default::default(),
             c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             c_one_u: Constant::new(1u64.into()),
-            c_one_l: Constant::new(1u64.into()),
             pkt: Default::default(),
             pec_skid: Default::default(),
             pec: Default::default(),
@@ -313,12 +297,11 @@ impl<const D: usize, const K: usize> Default for MctpTx<D, K> {
 impl<const D: usize, const K: usize> Logic for MctpTx<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, entry, mic, skid, fields, fields_rest, pkt, pec_skid, pec);
+        clock!(self, clock, entry, mic, skid, fields, pkt, pec_skid, pec);
         self.entry.reset.next = self.reset.val();
         self.mic.reset.next = self.reset.val();
         self.skid.reset.next = self.reset.val();
         self.fields.reset.next = self.reset.val();
-        self.fields_rest.reset.next = self.reset.val();
         self.pkt.reset.next = self.reset.val();
         self.pec_skid.reset.next = self.reset.val();
         self.pec.reset.next = self.reset.val();
@@ -343,67 +326,64 @@ impl<const D: usize, const K: usize> Logic for MctpTx<D, K> {
             }
         }
         self.skid.s.tkeep.next = bit_cast::<K, 8>(self.pay_cnt.val());
-        // The message fields, packed for `fields` (the first beat's layout) and `fields_rest`
-        // (the rest) with each first beat `skid` accepts, and unpacked behind them.
-        self.lay_user.next = bit_cast::<LAYOUT_BITS, 8>(self.mic.msg.p0.val())
-            | (bit_cast::<LAYOUT_BITS, 8>(self.mic.msg.pl0.val()) << 8)
-            | (bit_cast::<LAYOUT_BITS, 8>(self.mic.msg.keep0.val()) << 16);
-        if self.mic.msg.smbus.val() {
-            self.lay_user.next = self.lay_user.val() | (self.c_one_l.val() << 24);
-        }
-        if self.mic.msg.pend0.val() {
-            self.lay_user.next = self.lay_user.val() | (self.c_one_l.val() << 25);
-        }
-        self.msg_user.next = bit_cast::<REST_BITS, 8>(self.mic.msg.src.val())
-            | (bit_cast::<REST_BITS, 8>(self.mic.msg.dst.val()) << 8)
-            | (bit_cast::<REST_BITS, 3>(self.mic.msg.tag.val()) << 16)
-            | (bit_cast::<REST_BITS, 2>(self.mic.msg.seq.val()) << 20)
-            | (bit_cast::<REST_BITS, 8>(self.mic.msg.mtu.val()) << 22)
-            | (bit_cast::<REST_BITS, 7>(self.mic.msg.sa_src.val()) << 30)
-            | (bit_cast::<REST_BITS, 7>(self.mic.msg.sa_dst.val()) << 37)
-            | (bit_cast::<REST_BITS, 8>(self.mic.msg.pkt0.val()) << 44)
-            | (bit_cast::<REST_BITS, 17>(self.mic.msg.after0.val()) << 53)
-            | (bit_cast::<REST_BITS, 8>(self.mic.msg.npl0.val()) << 70);
+        // The message fields, packed for `fields` with each first beat `skid` accepts, and
+        // unpacked behind it.
+        self.msg_user.next = (bit_cast::<MSG_BITS, 8>(self.mic.msg.src.val()) << 0)
+            | (bit_cast::<MSG_BITS, 8>(self.mic.msg.dst.val()) << 8)
+            | (bit_cast::<MSG_BITS, 3>(self.mic.msg.tag.val()) << 16)
+            | (bit_cast::<MSG_BITS, 2>(self.mic.msg.seq.val()) << 20)
+            | (bit_cast::<MSG_BITS, 8>(self.mic.msg.mtu.val()) << 22)
+            | (bit_cast::<MSG_BITS, 7>(self.mic.msg.sa_src.val()) << 31)
+            | (bit_cast::<MSG_BITS, 7>(self.mic.msg.sa_dst.val()) << 38)
+            | (bit_cast::<MSG_BITS, 8>(self.mic.msg.pkt0.val()) << 45)
+            | (bit_cast::<MSG_BITS, 17>(self.mic.msg.after0.val()) << 54)
+            | (bit_cast::<MSG_BITS, 8>(self.mic.msg.p0.val()) << 71)
+            | (bit_cast::<MSG_BITS, 8>(self.mic.msg.npl0.val()) << 80)
+            | (bit_cast::<MSG_BITS, 8>(self.mic.msg.pl0.val()) << 89)
+            | (bit_cast::<MSG_BITS, 8>(self.mic.msg.keep0.val()) << 97);
         if self.mic.msg.to.val() {
             self.msg_user.next = self.msg_user.val() | (self.c_one_u.val() << 19);
         }
+        if self.mic.msg.smbus.val() {
+            self.msg_user.next = self.msg_user.val() | (self.c_one_u.val() << 30);
+        }
         if self.mic.msg.eom0.val() {
-            self.msg_user.next = self.msg_user.val() | (self.c_one_u.val() << 52);
+            self.msg_user.next = self.msg_user.val() | (self.c_one_u.val() << 53);
+        }
+        if self.mic.msg.pend0.val() {
+            self.msg_user.next = self.msg_user.val() | (self.c_one_u.val() << 79);
         }
         if self.mic.msg.neom0.val() {
-            self.msg_user.next = self.msg_user.val() | (self.c_one_u.val() << 78);
+            self.msg_user.next = self.msg_user.val() | (self.c_one_u.val() << 88);
         }
         self.skid.s_user.next = 0.into();
         if self.mic.m_first.val() {
             self.skid.s_user.next = 1.into();
         }
-        self.fields.s_data.next = self.lay_user.val();
+        self.fields.s_data.next = self.msg_user.val();
         self.fields.s_valid.next = self.mic.m.tvalid.val() & self.mic.m_first.val() & self.skid.s.tready.val();
-        self.fields_rest.s_data.next = self.msg_user.val();
-        self.fields_rest.s_valid.next = self.fields.s_valid.val();
         AxisSource::<D, K>::join(&mut self.skid.m, &mut self.pkt.s);
         self.pkt.s_first.next = self.skid.m_user.val() != 0;
         self.pkt.msg_valid.next = self.fields.m_valid.val();
         self.fields.m_ready.next = self.pkt.msg_done.val();
-        self.fields_rest.m_ready.next = self.pkt.msg_done.val();
-        self.pkt.msg.p0.next = self.fields.m_data.val().get_bits::<8>(0);
-        self.pkt.msg.pl0.next = self.fields.m_data.val().get_bits::<8>(8);
-        self.pkt.msg.keep0.next = self.fields.m_data.val().get_bits::<8>(16);
-        self.pkt.msg.smbus.next = self.fields.m_data.val().get_bit(24);
-        self.pkt.msg.pend0.next = self.fields.m_data.val().get_bit(25);
-        self.pkt.msg.src.next = self.fields_rest.m_data.val().get_bits::<8>(0);
-        self.pkt.msg.dst.next = self.fields_rest.m_data.val().get_bits::<8>(8);
-        self.pkt.msg.tag.next = self.fields_rest.m_data.val().get_bits::<3>(16);
-        self.pkt.msg.to.next = self.fields_rest.m_data.val().get_bit(19);
-        self.pkt.msg.seq.next = self.fields_rest.m_data.val().get_bits::<2>(20);
-        self.pkt.msg.mtu.next = self.fields_rest.m_data.val().get_bits::<8>(22);
-        self.pkt.msg.sa_src.next = self.fields_rest.m_data.val().get_bits::<7>(30);
-        self.pkt.msg.sa_dst.next = self.fields_rest.m_data.val().get_bits::<7>(37);
-        self.pkt.msg.pkt0.next = self.fields_rest.m_data.val().get_bits::<8>(44);
-        self.pkt.msg.eom0.next = self.fields_rest.m_data.val().get_bit(52);
-        self.pkt.msg.after0.next = self.fields_rest.m_data.val().get_bits::<17>(53);
-        self.pkt.msg.npl0.next = self.fields_rest.m_data.val().get_bits::<8>(70);
-        self.pkt.msg.neom0.next = self.fields_rest.m_data.val().get_bit(78);
+        self.pkt.msg.src.next = self.fields.m_data.val().get_bits::<8>(0);
+        self.pkt.msg.dst.next = self.fields.m_data.val().get_bits::<8>(8);
+        self.pkt.msg.tag.next = self.fields.m_data.val().get_bits::<3>(16);
+        self.pkt.msg.to.next = self.fields.m_data.val().get_bit(19);
+        self.pkt.msg.seq.next = self.fields.m_data.val().get_bits::<2>(20);
+        self.pkt.msg.mtu.next = self.fields.m_data.val().get_bits::<8>(22);
+        self.pkt.msg.smbus.next = self.fields.m_data.val().get_bit(30);
+        self.pkt.msg.sa_src.next = self.fields.m_data.val().get_bits::<7>(31);
+        self.pkt.msg.sa_dst.next = self.fields.m_data.val().get_bits::<7>(38);
+        self.pkt.msg.pkt0.next = self.fields.m_data.val().get_bits::<8>(45);
+        self.pkt.msg.eom0.next = self.fields.m_data.val().get_bit(53);
+        self.pkt.msg.after0.next = self.fields.m_data.val().get_bits::<17>(54);
+        self.pkt.msg.p0.next = self.fields.m_data.val().get_bits::<8>(71);
+        self.pkt.msg.pend0.next = self.fields.m_data.val().get_bit(79);
+        self.pkt.msg.npl0.next = self.fields.m_data.val().get_bits::<8>(80);
+        self.pkt.msg.neom0.next = self.fields.m_data.val().get_bit(88);
+        self.pkt.msg.pl0.next = self.fields.m_data.val().get_bits::<8>(89);
+        self.pkt.msg.keep0.next = self.fields.m_data.val().get_bits::<8>(97);
         AxisSource::<D, K>::join(&mut self.pkt.m, &mut self.pec_skid.s);
         self.pec_skid.s_user.next = 0.into();
         if self.pkt.m_pec.val() {
