@@ -428,8 +428,8 @@ fn a_failed_mic_gives_its_ring_words_back_as_the_reader_passes_it() {
     let good: Vec<Vec<Vec<u8>>> = (0..12u8).map(|i| mic_message(&mut rng, 1000, i % 7, false)).collect();
     let bad = mic_message(&mut rng, 1000, 7, true);
     let alone: Vec<Vec<u8>> = good.concat();
-    let bad_first: Vec<Vec<u8>> = [&[bad.clone()], &good[..]].concat().concat();
-    let bad_second: Vec<Vec<u8>> = [&good[..1], &[bad.clone()], &good[1..]].concat().concat();
+    let bad_first: Vec<Vec<u8>> = [std::slice::from_ref(&bad), &good[..]].concat().concat();
+    let bad_second: Vec<Vec<u8>> = [&good[..1], std::slice::from_ref(&bad), &good[1..]].concat().concat();
     for w in [4, 8] {
         let hold = (3 * super::RING_OCTETS / w) as u64;
         let t = Traffic { output_hold_cycles: hold, ..Traffic::full_rate() };
@@ -524,7 +524,7 @@ fn delivery_latency() {
         let setup = RxSetup { smbus: false, mic, strict: true, max_len: 4224 };
         let frame = single_packet(&msg, 1, mic);
         for w in [1, 4, 8] {
-            let (run, _) = check(w, &setup, &[frame.clone()], &Traffic::full_rate(), "latency");
+            let (run, _) = check(w, &setup, std::slice::from_ref(&frame), &Traffic::full_rate(), "latency");
             let out_beats = msg.len().div_ceil(w) as u64;
             let taken_in = run.stream.last_beat_cycles[0][0];
             let first_out = run.stream.output_last_cycles[0][0] - (out_beats - 1);

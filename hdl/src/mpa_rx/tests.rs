@@ -145,9 +145,9 @@ fn latency_is_the_documented_one() {
         // Markers at offset 0, behind a leading Marker (12 octets).
         let offset = if markers { 0 } else { 4 };
         let ulpdu = vec![7, 9];
-        let stream = SoftwareOffload.mpa_frame(&cfg, offset, &[ulpdu.clone()]).unwrap();
+        let stream = SoftwareOffload.mpa_frame(&cfg, offset, std::slice::from_ref(&ulpdu)).unwrap();
         let mut m = hdl_model::<D, K, D2>().unwrap();
-        let r = run_mpa_rx(&mut m, &cfg, offset, &[stream.clone()], &Traffic::full_rate()).unwrap();
+        let r = run_mpa_rx(&mut m, &cfg, offset, std::slice::from_ref(&stream), &Traffic::full_rate()).unwrap();
         assert_eq!(r.good(), vec![ulpdu], "W={K}");
         let (in_at, last_in) = r.stream.accept_span[0].unwrap();
         assert_eq!(in_at, last_in, "W={K}: one input beat");
@@ -168,7 +168,7 @@ fn input_rate_on_4k_fpdus() {
         let ulpdus: Vec<Vec<u8>> = (0..n).map(|k| vec![k as u8; 4096]).collect();
         let stream = SoftwareOffload.mpa_frame(&cfg, 0, &ulpdus).unwrap();
         let mut m = hdl_model::<D, K, D2>().unwrap();
-        let r = run_mpa_rx(&mut m, &cfg, 0, &[stream.clone()], &Traffic::full_rate()).unwrap();
+        let r = run_mpa_rx(&mut m, &cfg, 0, std::slice::from_ref(&stream), &Traffic::full_rate()).unwrap();
         compare(&r, cfg, 0, &stream).unwrap();
         let (first, last) = r.stream.accept_span[0].unwrap();
         r.stream.accepted_bytes[0] as f64 / (last - first + 1) as f64
@@ -197,7 +197,7 @@ fn a_bad_first_field_is_reported_as_soon_as_it_is_in() {
             (512, vec![0, 0, 0, 3]),
         ] {
             let mut m = hdl_model::<D, K, D2>().unwrap();
-            let r = run_mpa_rx(&mut m, &cfg, offset, &[stream.clone()], &Traffic::full_rate()).unwrap();
+            let r = run_mpa_rx(&mut m, &cfg, offset, std::slice::from_ref(&stream), &Traffic::full_rate()).unwrap();
             compare(&r, cfg, offset, &stream).unwrap_or_else(|e| panic!("W={K} offset {offset}: {e}"));
             assert_eq!(r.hw_error.is_some(), offset != 512, "W={K} offset {offset}");
         }

@@ -129,7 +129,7 @@ fn top_in_rust_hdl_simulator_body() {
     // A good ULPDU, one over MULPDU and one of 0 octets (both dropped), another good one.
     let ulpdus: Vec<Vec<u8>> = vec![(0..23u8).collect(), vec![7; 200], Vec::new(), (0..50u8).collect()];
     let msg: Vec<u8> = (0..70u8).map(|i| i.wrapping_mul(7) | 0x80).collect();
-    let (fpdus, packets) = regs.bus().stream(&ulpdus, &[msg.clone()]).unwrap();
+    let (fpdus, packets) = regs.bus().stream(&ulpdus, std::slice::from_ref(&msg)).unwrap();
     assert_eq!(fpdus, crate::mpa_tx::expected_fpdus(cfg, 0x1F0, &ulpdus), "FPDUs = the software framer's");
     assert_eq!(packets, transmit(&request, &msg).unwrap(), "packets = mctp::transmit");
     let c = regs.counters().unwrap();
