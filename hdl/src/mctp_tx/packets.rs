@@ -129,12 +129,13 @@ pub struct PacketStage<const D: usize, const K: usize> {
     sp_cb: BeatSplit,
     sp_nb: BeatSplit,
     sp_ci: BeatSplit,
-    // The gearbox.
-    held: DFF<Bits<D>>,
+    // The gearbox: held is two slots of one input beat each (`slot0` octets `0..W`, `slot1`
+    // `W..2W`), written in turn (`wsel` the next), read from octet `rd`; `avail_r` octets
+    // from `rd` on are the message's (fewer than `2W`).
+    slot0: DFF<Bits<D>>,
+    slot1: DFF<Bits<D>>,
+    wsel: DFF<Bit>,
     rd: DFF<Bits<8>>,
-    bend: DFF<Bits<8>>,
-    /// `bend − rd`, the octets left in held, kept beside them so that whether a beat needs
-    /// input is one compare of registers.
     avail_r: DFF<Bits<8>>,
     in_done: DFF<Bit>,
     short: DFF<Bit>,
@@ -152,12 +153,11 @@ pub struct PacketStage<const D: usize, const K: usize> {
     /// `n_packets`, which sit by the register block in `OffloadTop`: its critical path).
     pkt_out: DFF<Bit>,
     /// A message ended last clock (`len_err_p`): whether it ran short or was not ended by its
-    /// last beat (`len_flag`), and where its octets ended in held (`len_rd`, `len_bend`), so
+    /// last beat (`len_flag`), and the octets it left over in held (`len_left`), so
     /// that the length error is judged and counted off the beat decision's path.
     len_err_p: DFF<Bit>,
     len_flag: DFF<Bit>,
-    len_rd: DFF<Bits<8>>,
-    len_bend: DFF<Bits<8>>,
+    len_left: DFF<Bits<8>>,
     // Combinational temporaries.
     adv: Signal<Local, Bit>,
     idle: Signal<Local, Bit>,
@@ -186,20 +186,18 @@ pub struct PacketStage<const D: usize, const K: usize> {
     av_nt: Signal<Local, Bits<8>>,
     av_t: Signal<Local, Bits<8>>,
     pad_t0: Signal<Local, Bit>,
-    pad_nt0: Signal<Local, Bit>,
     sh_nt: Signal<Local, Bit>,
     sh_t: Signal<Local, Bit>,
     nh: Signal<Local, Bits<8>>,
     pkt_end: Signal<Local, Bit>,
     pec_here: Signal<Local, Bit>,
     frame_end: Signal<Local, Bit>,
-    need_in: Signal<Local, Bit>,
+    /// Held has a free slot (`avail < W`): a beat is taken if there is one.
+    room: Signal<Local, Bit>,
     active: Signal<Local, Bit>,
     emit: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     in_cnt: Signal<Local, Bits<8>>,
-    /// `p − avail`: where the read position lands in the new beat when one is taken.
-    d_pa: Signal<Local, Bits<8>>,
     /// `avail + in − p` (`left`) and its carry-save layer: `!p`, the sum and carry words.
     not_p: Signal<Local, Bits<8>>,
     csa_s: Signal<Local, Bits<8>>,
@@ -211,8 +209,12 @@ pub struct PacketStage<const D: usize, const K: usize> {
     cnt_p: Signal<Local, Bits<8>>,
     pad_t: Signal<Local, Bit>,
     pad_nt: Signal<Local, Bit>,
-    rd_t: Signal<Local, Bits<8>>,
-    rd_nt: Signal<Local, Bits<8>>,
+    /// The slot `rd` is in and the other, and `rd`'s lane in it.
+    first: Signal<Local, Bits<D>>,
+    second: Signal<Local, Bits<D>>,
+    rd_lo: Signal<Local, Bits<8>>,
+    /// The lanes below `avail` (held's octets in the beat).
+    av_mask: Signal<Local, Bits<D>>,
     len_err: Signal<Local, Bit>,
     buf_part: Signal<Local, Bits<D>>,
     in_part: Signal<Local, Bits<D>>,
@@ -236,7 +238,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     m_h: Signal<Local, Bits<K>>,
     m_p: Signal<Local, Bits<K>>,
     rd_n: Signal<Local, Bits<8>>,
-    bend_n: Signal<Local, Bits<8>>,
     in_done_n: Signal<Local, Bit>,
     short_n: Signal<Local, Bit>,
     /// The header octets of the beat after the next, if the packet goes on.
@@ -355,9 +356,10 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             sp_cb: Default::default(),
             sp_nb: Default::default(),
             sp_ci: Default::default(),
-            held: Default::default(),
+            slot0: Default::default(),
+            slot1: Default::default(),
+            wsel: Default::default(),
             rd: Default::default(),
-            bend: Default::default(),
             avail_r: Default::default(),
             in_done: Default::default(),
             short: Default::default(),
@@ -383,8 +385,7 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             pkt_out: Default::default(),
             len_err_p: Default::default(),
             len_flag: Default::default(),
-            len_rd: Default::default(),
-            len_bend: Default::default(),
+            len_left: Default::default(),
             adv: Default::default(),
             idle: Default::default(),
             e_src: Default::default(),
@@ -412,19 +413,17 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             av_nt: Default::default(),
             av_t: Default::default(),
             pad_t0: Default::default(),
-            pad_nt0: Default::default(),
             sh_nt: Default::default(),
             sh_t: Default::default(),
             nh: Default::default(),
             pkt_end: Default::default(),
             pec_here: Default::default(),
             frame_end: Default::default(),
-            need_in: Default::default(),
+            room: Default::default(),
             active: Default::default(),
             emit: Default::default(),
             take: Default::default(),
             in_cnt: Default::default(),
-            d_pa: Default::default(),
             not_p: Default::default(),
             csa_s: Default::default(),
             csa_c: Default::default(),
@@ -434,8 +433,10 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             cnt_p: Default::default(),
             pad_t: Default::default(),
             pad_nt: Default::default(),
-            rd_t: Default::default(),
-            rd_nt: Default::default(),
+            first: Default::default(),
+            second: Default::default(),
+            rd_lo: Default::default(),
+            av_mask: Default::default(),
             len_err: Default::default(),
             buf_part: Default::default(),
             in_part: Default::default(),
@@ -447,7 +448,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             lanes: Default::default(),
             keep_used: Default::default(),
             rd_n: Default::default(),
-            bend_n: Default::default(),
             in_done_n: Default::default(),
             short_n: Default::default(),
             nh_c: Default::default(),
@@ -509,8 +509,8 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
-            after, npl, npl_due, neom, pkt_left, hpos, nh_r, p_r, pend_r, np_r, pec_r, pl_r, nhn_r, rmn_r, restn_r, held, rd, bend, avail_r, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
-            n_packets, n_messages, n_len_errors, pkt_out, len_err_p, len_flag, len_rd, len_bend
+            after, npl, npl_due, neom, pkt_left, hpos, nh_r, p_r, pend_r, np_r, pec_r, pl_r, nhn_r, rmn_r, restn_r, slot0, slot1, wsel, rd, avail_r, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
+            n_packets, n_messages, n_len_errors, pkt_out, len_err_p, len_flag, len_left
         );
         self.m.tdata.next = self.o_data.q.val();
         self.m.tkeep.next = self.o_keep.q.val();
@@ -561,8 +561,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.e_in_done.next = false;
             self.e_short.next = false;
         }
-        // Octets left in held (0 between messages: a message's end sets rd to bend).
-        // (`bend − rd`, kept in a register beside them.)
+        // Octets left in held (0 between messages: a message's end clears them).
         self.avail.next = self.avail_r.q.val();
 
         // The beat's layout: header octets, payload octets, the PEC lane.
@@ -632,24 +631,20 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.frame_end.next = self.pec_here.val();
         }
 
-        // A payload beat is needed when held runs short; the beat goes out when it has one.
-        // (For a message's first beat and a later one side by side, the idle state selecting.)
-        // p and avail are at most W, so their low ⌊log2 W⌋ + 1 bits decide (the compare is in
-        // front of `take` and so of the skid buffer's enables).
-        self.need_in.next = ((self.p_r.q.val() & self.c_cnt_mask.val()) > (self.avail.val() & self.c_cnt_mask.val()))
-            & !self.in_done.q.val();
-        // Between messages held is empty (a message's end clears `avail_r`, and neither the
-        // drain nor the idle state forms a beat), so a first beat needs input when it has any
-        // payload: `p0 ≠ 0`, not a compare with `avail` (W = 8's path ran from `p0` through
-        // that compare into `take` and the skid buffer's enables).
-        if self.idle.val() {
-            self.need_in.next = self.p0_w.val() != 0;
-        }
+        // Input is taken eagerly: whenever held has a free slot (`avail < W`) and the message's
+        // stream has not ended, whatever this beat needs; a beat then has its payload unless
+        // held has room and no input is there (it waits, even when held could serve it) or the
+        // stream has ended (the rest is zeros, below). So `take`, and with it the skid buffer's
+        // enables and the field queue's, is a function of registers, not of the beat's layout
+        // (issue 27: `p > avail` in front of `take` was W = 8's and the top's critical path
+        // in many forms). `avail < 2W`, so `avail < W` is its bit `W` clear. In the idle state
+        // held is empty (a message's end clears `avail_r`), so a first beat takes its input.
+        self.room.next = (self.avail.val() & self.c_w.val()) == 0;
         self.active.next = (self.phase.q.val() == PacketPhase::Body) | (self.idle.val() & self.s.tvalid.val());
-        self.emit.next = self.adv.val() & self.active.val() & (!self.need_in.val() | self.s.tvalid.val());
-        self.take.next = self.emit.val() & self.need_in.val();
-        // In the idle state a beat on `s` is always formed once the output has a place (`emit`
-        // there, without `need_in`).
+        self.emit.next =
+            self.adv.val() & self.active.val() & (!self.room.val() | self.s.tvalid.val() | self.e_in_done.val());
+        self.take.next = self.emit.val() & self.room.val() & self.s.tvalid.val() & !self.e_in_done.val();
+        // In the idle state a beat on `s` is always formed once the output has a place.
         self.msg_done.next =
             self.adv.val() & self.idle.val() & self.s.tvalid.val() & self.s_first.val() & self.msg_valid.val();
         self.s.tready.next =
@@ -658,7 +653,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // The payload stream ended early: the rest of the message is zeros. Worked out for both
         // outcomes of `take` (with the new beat's octets, `_t`, or without, `_nt`) side by side,
         // and selected by it at the end, so `take` is not in front of the arithmetic.
-        // Every count here is below 2W (`p`, `in_cnt` and `rd` at most W, `avail` below it), so
+        // Every count here is below 2W (`p` and `in_cnt` at most W, `rd` and `avail` below 2W), so
         // the sums, differences and compares are on their low ⌊log2 W⌋ + 1 bits (`c_cnt_mask`):
         // four-bit arithmetic at W = 8 instead of eight-bit carry chains, in front of `rd`
         // and `avail_r` (once MCTP TX W = 4 and 8's critical path: `m_keep` → the sum →
@@ -666,18 +661,18 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         self.cnt_in.next = self.in_cnt.val() & self.c_cnt_mask.val();
         self.cnt_av.next = self.avail.val() & self.c_cnt_mask.val();
         // A later beat's (`p_r`, `avail`) and a message's first beat's (`msg.p0`, and held
-        // empty: `avail` 0, `rd = bend`) side by side, the idle state selecting after the
+        // empty: `avail` and `rd` 0) side by side, the idle state selecting after the
         // arithmetic (it was in front of it: `phase` → `p` → the sums → `rd`, W = 1 and 8's
         // critical path).
         // With the new beat (`in_cnt`, from the skid buffer's register), what is left is
         // `left = avail + in − p`, in one carry chain: a carry-save layer first (`avail + in +
         // !p` as a sum word and a carry word, one LUT level), then the chain that adds the two
-        // and the 1, on ⌊log2 W⌋ + 2 bits. `left` lies in `[−W, 2W)`, so its top bit is the sign:
+        // and the 1, on ⌊log2 W⌋ + 2 bits. A beat is taken only while `avail < W`, so `left`
+        // lies in `[−W, 2W)` when it counts, and its top bit is the sign:
         // `p > avail + in`, the input ran short. (Two chains in series were W = 8's critical
         // path: `avail + in` then the compare at stop 54; `p − avail` then `in − (p − avail)`
         // and its borrow at stop 56.)
         self.cnt_p.next = self.p_r.q.val() & self.c_cnt_mask.val();
-        self.d_pa.next = (self.cnt_p.val() - self.cnt_av.val()) & self.c_cnt_mask.val();
         self.pad_nt.next = self.cnt_p.val() > self.cnt_av.val();
         self.not_p.next = !self.cnt_p.val() & self.c_left_mask.val();
         self.csa_s.next = self.cnt_av.val() ^ self.cnt_in.val() ^ self.not_p.val();
@@ -689,16 +684,31 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         self.left.next = (self.csa_s.val() + self.csa_c.val()) & self.c_left_mask.val();
         self.pad_t.next = (self.left.val() & self.c_left_sign.val()) != 0;
         self.pad_t0.next = self.p0_w.val() > self.cnt_in.val();
-        self.pad_nt0.next = self.p0_w.val() != 0;
 
-        // Payload octets: held from rd, then the new beat.
-        // rd runs to W (held used up): the shift then clears it.
-        self.buf_part.next = self.held.q.val() >> (bit_cast::<16, 8>(self.rd.q.val()) << 3);
-        // The new beat behind held's octets whenever one may come (not `take`, so the handshake
-        // is not in front of the lanes): a beat that does not take one uses no lane past
-        // `avail` (`p ≤ avail`), or pads them with zeros once the input is done.
+        // Payload octets: held's `avail` from `rd` on (the two slots rotated by `rd`, from
+        // registers; the lanes past `avail` cleared: the other slot's old octets, or nothing once
+        // the stream has ended, so the padding is zeros), then the new beat.
+        self.rd_lo.next = self.rd.q.val() & self.c_lane_mask.val();
+        self.first.next = self.slot0.q.val();
+        self.second.next = self.slot1.q.val();
+        if (self.rd.q.val() & self.c_w.val()) != 0 {
+            self.first.next = self.slot1.q.val();
+            self.second.next = self.slot0.q.val();
+        }
+        self.av_mask.next = 0.into();
+        for i in 0..K {
+            if self.c_lane[i].val() < self.cnt_av.val() {
+                self.av_mask.next = self.av_mask.val() | (self.c_byte_d.val() << (i * 8).to_bits::<16>());
+            }
+        }
+        self.buf_part.next = ((self.first.val() >> (bit_cast::<16, 8>(self.rd_lo.val()) << 3))
+            | (self.second.val() << (bit_cast::<16, 8>(self.c_w.val() - self.rd_lo.val()) << 3)))
+            & self.av_mask.val();
+        // The new beat behind held's octets whenever held has room (not `take`, so the
+        // handshake is not in front of the lanes): a beat that does not take one waits, or pads
+        // with zeros once the input is done. (Without room, held fills the beat.)
         self.in_part.next = 0.into();
-        if !self.e_in_done.val() {
+        if self.room.val() & !self.e_in_done.val() {
             self.in_part.next =
                 self.s.tdata.val() << (bit_cast::<16, 8>(self.avail.val() & self.c_lane_mask.val()) << 3);
         }
@@ -752,23 +762,17 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         // What is left of held, and of the message (both outcomes, then the select), and
         // whether a message ending here had a length error (short, not ended by its last
         // beat, or octets left over).
-        // What is left in held after the beat, `bend_n − rd_n` (`av_*`), for both outcomes of
-        // `take`.
-        self.rd_nt.next = ((self.rd.q.val() & self.c_cnt_mask.val()) + self.cnt_p.val()) & self.c_cnt_mask.val();
-        if self.pad_nt.val() {
-            self.rd_nt.next = self.bend.q.val();
-        }
-        self.rd_t.next = self.d_pa.val();
-        if self.pad_t.val() {
-            self.rd_t.next = self.in_cnt.val();
-        }
+        // `rd` moves past the beat's payload whatever happens (once the stream has run short
+        // nothing is held, so where it points no longer matters); what is left in held
+        // (`av_*`) is worked out for both outcomes of `take`.
+        self.rd_n.next = ((self.rd.q.val() & self.c_cnt_mask.val()) + self.cnt_p.val()) & self.c_cnt_mask.val();
         self.av_nt.next = (self.cnt_av.val() - self.cnt_p.val()) & self.c_cnt_mask.val();
         if self.pad_nt.val() {
             self.av_nt.next = 0.into();
         }
         self.av_t.next = self.left.val() & self.c_cnt_mask.val();
-        // A beat that ran short leaves nothing held: `left`'s wrapped remainder would let the
-        // padding beats run `rd` past 2W, where it wraps onto the last beat's octets (the test
+        // A beat that ran short leaves nothing held: `left`'s wrapped remainder would count old
+        // octets of the slots as the message's (the test
         // `padding_past_an_off_grid_packet_end_repeats_no_octet`).
         if self.pad_t.val() {
             self.av_t.next = 0.into();
@@ -776,37 +780,27 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         self.sh_nt.next = self.pad_nt.val();
         self.sh_t.next = self.pad_t.val();
         if self.idle.val() {
-            // The same with `avail` 0 and `rd = bend` (a message's end leaves held so).
-            self.rd_nt.next = self.rd.q.val() & self.c_cnt_mask.val();
-            if self.pad_nt0.val() {
-                self.rd_nt.next = self.bend.q.val();
-            }
-            self.rd_t.next = self.p0_w.val();
-            if self.pad_t0.val() {
-                self.rd_t.next = self.in_cnt.val();
-            }
+            // The same with `avail` and `rd` 0 (a message's end leaves held so). A first beat
+            // always takes its input (held has room, the stream has not ended).
+            self.rd_n.next = self.p0_w.val();
             self.av_nt.next = 0.into();
             self.av_t.next = (self.cnt_in.val() - self.p0_w.val()) & self.c_cnt_mask.val();
             if self.pad_t0.val() {
                 self.av_t.next = 0.into();
             }
-            self.sh_nt.next = self.pad_nt0.val();
+            self.sh_nt.next = false;
             self.sh_t.next = self.pad_t0.val();
         }
-        self.rd_n.next = self.rd_nt.val();
         self.avail_n.next = self.av_nt.val();
-        self.bend_n.next = self.bend.q.val();
         self.in_done_n.next = self.e_in_done.val();
         self.short_n.next = self.e_short.val() | self.sh_nt.val();
         if self.take.val() {
-            self.rd_n.next = self.rd_t.val();
             self.avail_n.next = self.av_t.val();
-            self.bend_n.next = self.in_cnt.val();
             self.in_done_n.next = self.s.tlast.val();
             self.short_n.next = self.e_short.val() | self.sh_t.val();
         }
         // A message ending here had a length error if it ran short, was not ended by its last
-        // beat, or left octets over (`rd_n ≠ bend_n`: compared a clock later, from registers).
+        // beat, or left octets over (`avail_n ≠ 0`: compared a clock later, from a register).
         self.len_err.next = self.short_n.val() | !self.in_done_n.val();
         self.mtu17.next = bit_cast::<17, 8>(self.r_mtu.q.val());
 
@@ -926,7 +920,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         if self.len_err_p.q.val() {
             self.n_messages.d.next = self.n_messages.q.val() + 1;
         }
-        if self.len_err_p.q.val() & (self.len_flag.q.val() | (self.len_rd.q.val() != self.len_bend.q.val())) {
+        if self.len_err_p.q.val() & (self.len_flag.q.val() | (self.len_left.q.val() != 0)) {
             self.n_len_errors.d.next = self.n_len_errors.q.val() + 1;
         }
         if self.phase.q.val() == PacketPhase::Drain {
@@ -965,10 +959,14 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.rmn_r.d.next = self.rmn_n.val();
             self.restn_r.d.next = self.restn_n.val();
             if self.take.val() {
-                self.held.d.next = self.s.tdata.val();
+                if self.wsel.q.val() {
+                    self.slot1.d.next = self.s.tdata.val();
+                } else {
+                    self.slot0.d.next = self.s.tdata.val();
+                }
+                self.wsel.d.next = !self.wsel.q.val();
             }
             self.rd.d.next = self.rd_n.val();
-            self.bend.d.next = self.bend_n.val();
             self.avail_r.d.next = self.avail_n.val();
             self.in_done.d.next = self.in_done_n.val();
             self.short.d.next = self.short_n.val();
@@ -980,12 +978,12 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
                 if self.e_eom.val() {
                     // The message is out (`len_err_p` counts it): what is left of held is
                     // discarded.
-                    self.rd.d.next = self.bend_n.val();
+                    self.rd.d.next = 0.into();
+                    self.wsel.d.next = false;
                     self.avail_r.d.next = 0.into();
                     self.len_err_p.d.next = true;
                     self.len_flag.d.next = self.len_err.val();
-                    self.len_rd.d.next = self.rd_n.val();
-                    self.len_bend.d.next = self.bend_n.val();
+                    self.len_left.d.next = self.avail_n.val();
                     self.phase.d.next = PacketPhase::Idle;
                     if !self.in_done_n.val() {
                         self.phase.d.next = PacketPhase::Drain;
@@ -1030,9 +1028,10 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.nhn_r.d.next = 0.into();
             self.rmn_r.d.next = 0.into();
             self.restn_r.d.next = 0.into();
-            self.held.d.next = 0.into();
+            self.slot0.d.next = 0.into();
+            self.slot1.d.next = 0.into();
+            self.wsel.d.next = false;
             self.rd.d.next = 0.into();
-            self.bend.d.next = 0.into();
             self.avail_r.d.next = 0.into();
             self.in_done.d.next = false;
             self.short.d.next = false;
