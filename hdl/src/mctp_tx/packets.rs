@@ -6,18 +6,25 @@
 //! straddle the last two).
 //!
 //! # Datapath: one gearbox, no window
-//! The last taken payload beat stays in `held` in its own lanes, `rd` its next unread lane and
-//! `bend` its octet count (lanes past `bend` are zero). An output beat holds `nh` header octets
-//! (`min(hdr_len − hpos, W)`), then `p = min(W − nh, pkt_left)` payload octets: the `avail =
-//! bend − rd` octets left in `held` followed, when they are too few, by the next payload beat
-//! (taken in that clock). So a payload octet goes through three small byte shifters — `held`
-//! down by `rd`, the new beat up by `avail` (both `< W`), and the pair up by `nh` (0, 4 or `W`)
-//! — instead of a `2W + 4`-octet window that every octet is shifted into and out of.
+//! Held payload is two slots of one input beat each, filled in turn: `avail` octets from octet
+//! `rd` of the pair (`rd < 2W`, `avail < 2W`). An output beat holds `nh` header octets
+//! (`min(hdr_len − hpos, W)`), then `p = min(W − nh, pkt_left)` payload octets: held's `avail`
+//! octets followed, when they are too few, by the payload beat taken in that clock. So a
+//! payload octet goes through three small byte shifters — the slots rotated by `rd` (from
+//! registers), the new beat up by `avail` (`< W` when it is taken), and the pair up by `nh`
+//! (0, 4 or `W`) — instead of a `2W + 4`-octet window that every octet is shifted into and out
+//! of.
 //!
-//! A beat is formed whenever the output register is free or being taken; it needs a payload
-//! beat only when `avail < p`, so a header-only beat or one served from `held` never waits for
-//! input, and back-to-back messages run without a bubble (a message's first beat is formed
-//! from stage A's latched fields, `e_*`, in the clock it arrives).
+//! Input is taken eagerly: whenever a slot is free (`avail < W`) and the message's stream has
+//! not ended, whatever the beat needs. So the handshake (`take`, the skid buffer's and the
+//! field queue's enables) is a function of registers, not of the beat's layout; until stop 83
+//! a beat was taken only when `avail < p`, and that compare in front of `take` was W = 8's
+//! critical path in many forms (issue 27). A beat is formed whenever the output register is
+//! free or being taken and it has its payload: held holds a beat or more, or a payload beat is
+//! there, or the stream has ended (the rest is zeros). At full input rate nothing waits, and
+//! back-to-back messages run without a bubble (a message's first beat is formed from stage A's
+//! latched fields, `e_*`, in the clock it arrives); with gaps in the input a beat that held
+//! could serve may wait for the next payload beat.
 //!
 //! # Length errors
 //! `s_len` (plus the MIC) decides the packets: stage A hands over the first packet's length,
