@@ -155,8 +155,6 @@ pub struct MicStage<const D: usize, const K: usize> {
     first: Signal<Local, Bit>,
     keep_in: Signal<Local, Bits<K>>,
     k_in: Signal<Local, Bits<8>>,
-    hoff_in: Signal<Local, Bits<8>>,
-    hcnt_in: Signal<Local, Bits<8>>,
     bad: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     e_mic: Signal<Local, Bit>,
@@ -203,12 +201,6 @@ pub struct MicStage<const D: usize, const K: usize> {
     c_bit8: [Constant<Bits<8>>; K],
     keep0: Signal<Local, Bits<8>>,
     c_lane1: [Constant<Bits<8>>; K],
-    /// `W − k` and `k + MIC_LEN − W` (mod 256) for a last beat of `k` octets (`0..=W`): the
-    /// MIC octets that go into it and past it, picked by the beat's highest kept lane like
-    /// `k_in` (`W − k_in` and `k_in + 4 − W` were carry chains behind `k_in`: MCTP TX W = 8's
-    /// critical path on every seed once the packet stage took its input eagerly, stop 83).
-    c_hoff: [Constant<Bits<8>>; 9],
-    c_hcnt: [Constant<Bits<8>>; 9],
     c_bit: [Constant<Bits<K>>; K],
     c_ones_k: Constant<Bits<K>>,
     c_byte_d: Constant<Bits<D>>,
@@ -224,6 +216,7 @@ pub struct MicStage<const D: usize, const K: usize> {
     c_cnt: [Constant<Bits<8>>; 9],
     c_keep_n: [Constant<Bits<K>>; 9],
     c_keep_ml: [Constant<Bits<K>>; 9],
+    c_mic_len: Constant<Bits<8>>,
     c_mic_len17: Constant<Bits<17>>,
     c_init: Constant<Bits<32>>,
     c_one8: Constant<Bits<8>>,
@@ -314,8 +307,6 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             first: Default::default(),
             keep_in: Default::default(),
             k_in: Default::default(),
-            hoff_in: Default::default(),
-            hcnt_in: Default::default(),
             bad: Default::default(),
             take: Default::default(),
             e_mic: Default::default(),
@@ -354,8 +345,6 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             c_bit8: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             keep0: Default::default(),
             c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
-            c_hoff: std::array::from_fn(|k| Constant::new((K.wrapping_sub(k) as u64 & 0xFF).into())),
-            c_hcnt: std::array::from_fn(|k| Constant::new(((k + MIC_LEN).wrapping_sub(K) as u64 & 0xFF).into())),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             c_ones_k: Constant::new(crate::bits::low_ones(K).into()),
             c_byte_d: Constant::new(0xFFu64.into()),
@@ -367,6 +356,7 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             c_cnt: std::array::from_fn(|v| Constant::new((v as u64).into())),
             c_keep_n: std::array::from_fn(|v| Constant::new(crate::bits::low_ones(v.min(K)).into())),
             c_keep_ml: std::array::from_fn(|v| Constant::new(crate::bits::low_ones((v + MIC_LEN).min(K)).into())),
+            c_mic_len: Constant::new((MIC_LEN as u64).into()),
             c_mic_len17: Constant::new((MIC_LEN as u64).into()),
         }
     }
@@ -437,15 +427,11 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         if self.s.tlast.val() {
             self.keep_in.next = self.s.tkeep.val();
         }
-        // Octets in the beat: the highest kept lane + 1; and the MIC octets in and past it.
+        // Octets in the beat: the highest kept lane + 1.
         self.k_in.next = 0.into();
-        self.hoff_in.next = self.c_hoff[0].val();
-        self.hcnt_in.next = self.c_hcnt[0].val();
         for i in 0..K {
             if (self.keep_in.val() & self.c_bit[i].val()) != 0 {
                 self.k_in.next = self.c_lane1[i].val();
-                self.hoff_in.next = self.c_hoff[i + 1].val();
-                self.hcnt_in.next = self.c_hcnt[i + 1].val();
             }
         }
 
@@ -669,8 +655,8 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                     self.a_last.d.next = self.s.tlast.val() & !(self.e_mic.val() & self.ovf.val());
                     self.a_first.d.next = self.first.val();
                     // The MIC octets past a last beat: W − k of them went into it.
-                    self.hold_off.d.next = self.hoff_in.val();
-                    self.hold_cnt.d.next = self.hcnt_in.val();
+                    self.hold_off.d.next = self.c_w.val() - self.k_in.val();
+                    self.hold_cnt.d.next = self.k_in.val() + self.c_mic_len.val() - self.c_w.val();
                     if self.first.val() {
                         self.r_mic.d.next = self.cfg.mic.val();
                         self.a_src.d.next = self.cfg.src_eid.val();
