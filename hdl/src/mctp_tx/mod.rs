@@ -234,8 +234,8 @@ pub struct MctpTx<const D: usize, const K: usize> {
     entry: InputStage<D, K>,
     mic: MicStage<D, K>,
     /// Between the message stage and the packet stage: the packet stage's `take` (which
-    /// depends on the beat's layout) ends at this buffer's registers instead of running on
-    /// into the message stage's enables. Its skid entry loads while free
+    /// depended on the beat's layout until stop 83) ends at this buffer's registers instead of
+    /// running on into the message stage's enables. Its skid entry loads while free
     /// (`AxisStageSkidPreload`), so `take` enables only its output register (W = 4 and 8's
     /// critical path ended at the skid entry's enables). Its side channel marks a message's
     /// first beat.
