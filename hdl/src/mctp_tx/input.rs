@@ -12,11 +12,7 @@
 //! worked out for every beat; the message stage reads it on a message's first beat only.
 //! `s_len` plus the MIC's four octets rides beside `s_len` for the same reason: the message
 //! stage compares both with the MTU from registers, the MIC bit picking (behind the adder, that
-//! compare was MCTP TX W = 1's and W = 4's path on every seed at stop 83). So do the beat's
-//! octet count and what the MIC leaves for a beat of its own (`m_k`, `m_ovf`, `m_hoff`,
-//! `m_hcnt`): worked out from `tkeep` here, they reach the message stage's registers from the
-//! skid's (`m_last` → the count → `W − k` → `hold_off` was W = 8's path on every seed at stop
-//! 83, 4.4–4.9 ns of its 6.4 in routing).
+//! compare was MCTP TX W = 1's and W = 4's path on every seed at stop 83).
 //! Latency one clock; one beat per clock.
 
 use super::{MctpTxConfig, MctpTxConfigSource};
@@ -26,10 +22,9 @@ use offload_driver::mctp::{MAX_MESSAGE_LEN, MAX_MTU, MIN_MTU, SMBUS_MAX_MTU};
 use offload_driver::nvme_mi::{IC_BIT, MIC_LEN, OOB_MAX_MESSAGE_LEN};
 use rust_hdl::prelude::*;
 
-/// The side channel: the configuration (46 bits), `s_len` (17), the refusal (1), `s_len`
-/// plus the MIC (17), and the beat's count, MIC overflow and MIC offset and count (4 + 1 + 4
-/// + 4).
-const SIDE_BITS: usize = 94;
+/// The side channel: the configuration (46 bits), `s_len` (17), the refusal (1) and `s_len`
+/// plus the MIC (17).
+const SIDE_BITS: usize = 81;
 
 /// `D = 8·K` data bits, `K` octets per beat.
 #[derive(LogicBlock)]
@@ -46,34 +41,11 @@ pub struct InputStage<const D: usize, const K: usize> {
     pub m_len: Signal<Out, Bits<17>>,
     /// `m_len` plus the MIC's octets (whether or not the MIC is on).
     pub m_len_mic: Signal<Out, Bits<17>>,
-    /// The beat's octets (`K` but on a `tlast` beat: its highest kept lane + 1).
-    pub m_k: Signal<Out, Bits<8>>,
-    /// The MIC after the beat's octets does not all fit its free lanes (`m_k + 4 > W`); the
-    /// MIC octets it leaves for beats of their own start at `m_hoff = W − m_k`, `m_hcnt =
-    /// m_k + 4 − W` of them (read when `m_ovf`).
-    pub m_ovf: Signal<Out, Bit>,
-    pub m_hoff: Signal<Out, Bits<8>>,
-    pub m_hcnt: Signal<Out, Bits<8>>,
     /// The message the beat on `m` opens (if it is a first beat) is one `transmit` refuses.
     pub m_refused: Signal<Out, Bit>,
     skid: AxisSkid<D, K, SIDE_BITS>,
     side: Signal<Local, Bits<SIDE_BITS>>,
     refused: Signal<Local, Bit>,
-    keep_in: Signal<Local, Bits<K>>,
-    k_in: Signal<Local, Bits<4>>,
-    ovf: Signal<Local, Bit>,
-    hoff: Signal<Local, Bits<4>>,
-    hcnt: Signal<Local, Bits<4>>,
-    c_lane1: [Constant<Bits<4>>; K],
-    c_bit: [Constant<Bits<K>>; K],
-    c_ones_k: Constant<Bits<K>>,
-    c_w: Constant<Bits<4>>,
-    c_mic_len4: Constant<Bits<4>>,
-    /// The counts are 4 bits (`K ≤ 8`; `hcnt` wraps when there is no overflow, unread then).
-    /// `ovf` for every beat at W < 4; `k_in > W − 4` at W ≥ 4, a lane of `c_ovf_lanes` (W − 4
-    /// up) kept (not a compare behind the count).
-    c_ovf_always: Constant<Bit>,
-    c_ovf_lanes: Constant<Bits<K>>,
     c_one: Constant<Bits<SIDE_BITS>>,
     c_max_len: Constant<Bits<17>>,
     c_mic_len: Constant<Bits<17>>,
@@ -101,25 +73,9 @@ impl<const D: usize, const K: usize> Default for InputStage<D, K> {
             m_len: Default::default(),
             m_len_mic: Default::default(),
             m_refused: Default::default(),
-            m_k: Default::default(),
-            m_ovf: Default::default(),
-            m_hoff: Default::default(),
-            m_hcnt: Default::default(),
             skid: Default::default(),
             side: Default::default(),
             refused: Default::default(),
-            keep_in: Default::default(),
-            k_in: Default::default(),
-            ovf: Default::default(),
-            hoff: Default::default(),
-            hcnt: Default::default(),
-            c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
-            c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
-            c_ones_k: Constant::new(crate::bits::low_ones(K).into()),
-            c_w: Constant::new((K as u64).into()),
-            c_mic_len4: Constant::new((MIC_LEN as u64).into()),
-            c_ovf_always: Constant::new(K < MIC_LEN),
-            c_ovf_lanes: Constant::new((crate::bits::low_ones(K) & !crate::bits::low_ones(K.saturating_sub(MIC_LEN))).into()),
             c_one: Constant::new(1u64.into()),
             c_max_len: Constant::new((MAX_MESSAGE_LEN as u64).into()),
             c_mic_len: Constant::new((MIC_LEN as u64).into()),
@@ -150,20 +106,6 @@ impl<const D: usize, const K: usize> Logic for InputStage<D, K> {
             | (self.cfg.src_eid.val() == self.c_eid_bcast.val())
             | ((self.cfg.dst_eid.val() >= self.c_eid_lo.val()) & (self.cfg.dst_eid.val() <= self.c_eid_hi.val()))
             | (self.cfg.mic.val() & (!self.s.tdata.val().get_bit(7) | (self.s_len.val() > self.c_mic_max_len.val())));
-        // The beat's octets: the highest kept lane + 1 (all `K` but on a last beat).
-        self.keep_in.next = self.c_ones_k.val();
-        if self.s.tlast.val() {
-            self.keep_in.next = self.s.tkeep.val();
-        }
-        self.k_in.next = 0.into();
-        for i in 0..K {
-            if (self.keep_in.val() & self.c_bit[i].val()) != 0 {
-                self.k_in.next = self.c_lane1[i].val();
-            }
-        }
-        self.ovf.next = self.c_ovf_always.val() | ((self.keep_in.val() & self.c_ovf_lanes.val()) != 0);
-        self.hoff.next = self.c_w.val() - self.k_in.val();
-        self.hcnt.next = self.k_in.val() + self.c_mic_len4.val() - self.c_w.val();
         self.side.next = (bit_cast::<SIDE_BITS, 8>(self.cfg.src_eid.val()) << 0)
             | (bit_cast::<SIDE_BITS, 8>(self.cfg.dst_eid.val()) << 8)
             | (bit_cast::<SIDE_BITS, 3>(self.cfg.tag.val()) << 16)
@@ -172,10 +114,7 @@ impl<const D: usize, const K: usize> Logic for InputStage<D, K> {
             | (bit_cast::<SIDE_BITS, 7>(self.cfg.smbus_src.val()) << 32)
             | (bit_cast::<SIDE_BITS, 7>(self.cfg.smbus_dst.val()) << 39)
             | (bit_cast::<SIDE_BITS, 17>(self.s_len.val()) << 46)
-            | (bit_cast::<SIDE_BITS, 17>(self.s_len.val() + self.c_mic_len.val()) << 64)
-            | (bit_cast::<SIDE_BITS, 4>(self.k_in.val()) << 81)
-            | (bit_cast::<SIDE_BITS, 4>(self.hoff.val()) << 86)
-            | (bit_cast::<SIDE_BITS, 4>(self.hcnt.val()) << 90);
+            | (bit_cast::<SIDE_BITS, 17>(self.s_len.val() + self.c_mic_len.val()) << 64);
         if self.cfg.to.val() {
             self.side.next = self.side.val() | (self.c_one.val() << 19);
         }
@@ -187,9 +126,6 @@ impl<const D: usize, const K: usize> Logic for InputStage<D, K> {
         }
         if self.refused.val() {
             self.side.next = self.side.val() | (self.c_one.val() << 63);
-        }
-        if self.ovf.val() {
-            self.side.next = self.side.val() | (self.c_one.val() << 85);
         }
         AxisSink::<D, K>::link(&mut self.s, &mut self.skid.s);
         self.skid.s_user.next = self.side.val();
@@ -207,9 +143,5 @@ impl<const D: usize, const K: usize> Logic for InputStage<D, K> {
         self.m_len.next = self.skid.m_user.val().get_bits::<17>(46);
         self.m_refused.next = self.skid.m_user.val().get_bit(63);
         self.m_len_mic.next = self.skid.m_user.val().get_bits::<17>(64);
-        self.m_k.next = bit_cast::<8, 4>(self.skid.m_user.val().get_bits::<4>(81));
-        self.m_ovf.next = self.skid.m_user.val().get_bit(85);
-        self.m_hoff.next = bit_cast::<8, 4>(self.skid.m_user.val().get_bits::<4>(86));
-        self.m_hcnt.next = bit_cast::<8, 4>(self.skid.m_user.val().get_bits::<4>(90));
     }
 }

@@ -57,12 +57,6 @@ pub struct MicStage<const D: usize, const K: usize> {
     pub s_len: Signal<In, Bits<17>>,
     /// `s_len` plus the MIC's octets, added in front of the input skid buffer.
     pub s_len_mic: Signal<In, Bits<17>>,
-    /// The beat's octets, its MIC overflow and the MIC octets it leaves (`InputStage::m_k`,
-    /// `m_ovf`, `m_hoff`, `m_hcnt`: from its `tkeep`, in front of the input skid buffer).
-    pub s_k: Signal<In, Bits<8>>,
-    pub s_ovf: Signal<In, Bit>,
-    pub s_hoff: Signal<In, Bits<8>>,
-    pub s_hcnt: Signal<In, Bits<8>>,
     /// The message a first beat on `s` opens is refused (read with a first beat only).
     pub s_refused: Signal<In, Bit>,
     /// The payload stream (message and MIC).
@@ -171,9 +165,12 @@ pub struct MicStage<const D: usize, const K: usize> {
     a_free: Signal<Local, Bit>,
     first: Signal<Local, Bit>,
     keep_in: Signal<Local, Bits<K>>,
+    k_in: Signal<Local, Bits<8>>,
     bad: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     e_mic: Signal<Local, Bit>,
+    /// The last beat's MIC does not all fit its free lanes: `k_in + 4 > W`.
+    ovf: Signal<Local, Bit>,
     data_m: Signal<Local, Bits<D>>,
     nxt: Signal<Local, Bits<32>>,
     crc_d: Signal<Local, Bits<D>>,
@@ -214,17 +211,23 @@ pub struct MicStage<const D: usize, const K: usize> {
     c_rel0_smbus: [Constant<Bits<8>>; K],
     c_bit8: [Constant<Bits<8>>; K],
     keep0: Signal<Local, Bits<8>>,
+    c_lane1: [Constant<Bits<8>>; K],
     c_bit: [Constant<Bits<K>>; K],
     c_ones_k: Constant<Bits<K>>,
     c_byte_d: Constant<Bits<D>>,
     c_w: Constant<Bits<8>>,
     c_lane_mask: Constant<Bits<8>>,
+    /// `ovf` for every beat at W < 4; `k_in > W − 4` at W ≥ 4, a lane of `c_ovf_lanes` (W − 4
+    /// up) kept.
+    c_ovf_always: Constant<Bit>,
+    c_ovf_lanes: Constant<Bits<K>>,
     /// `2W − 1`, the bits of a count of at most W octets; the counts 0..=W; their lanes (`v`
     /// low lanes), and with the MIC after them (`min(v + 4, W)`).
     c_cnt_mask: Constant<Bits<8>>,
     c_cnt: [Constant<Bits<8>>; 9],
     c_keep_n: [Constant<Bits<K>>; 9],
     c_keep_ml: [Constant<Bits<K>>; 9],
+    c_mic_len: Constant<Bits<8>>,
     c_init: Constant<Bits<32>>,
     c_one8: Constant<Bits<8>>,
 }
@@ -243,10 +246,6 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             s: Default::default(),
             s_len: Default::default(),
             s_len_mic: Default::default(),
-            s_k: Default::default(),
-            s_ovf: Default::default(),
-            s_hoff: Default::default(),
-            s_hcnt: Default::default(),
             s_refused: Default::default(),
             m: Default::default(),
             m_first: Default::default(),
@@ -324,9 +323,11 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             a_free: Default::default(),
             first: Default::default(),
             keep_in: Default::default(),
+            k_in: Default::default(),
             bad: Default::default(),
             take: Default::default(),
             e_mic: Default::default(),
+            ovf: Default::default(),
             data_m: Default::default(),
             nxt: Default::default(),
             crc_d: Default::default(),
@@ -360,15 +361,19 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             c_rel0_smbus: std::array::from_fn(|i| Constant::new((i.saturating_sub(hs.nh[0]) as u64).into())),
             c_bit8: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             keep0: Default::default(),
+            c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             c_ones_k: Constant::new(crate::bits::low_ones(K).into()),
             c_byte_d: Constant::new(0xFFu64.into()),
             c_w: Constant::new((K as u64).into()),
             c_lane_mask: Constant::new(((K - 1) as u64).into()),
+            c_ovf_always: Constant::new(K < MIC_LEN),
+            c_ovf_lanes: Constant::new((crate::bits::low_ones(K) & !crate::bits::low_ones(K.saturating_sub(MIC_LEN))).into()),
             c_cnt_mask: super::count_mask(K),
             c_cnt: std::array::from_fn(|v| Constant::new((v as u64).into())),
             c_keep_n: std::array::from_fn(|v| Constant::new(crate::bits::low_ones(v.min(K)).into())),
             c_keep_ml: std::array::from_fn(|v| Constant::new(crate::bits::low_ones((v + MIC_LEN).min(K)).into())),
+            c_mic_len: Constant::new((MIC_LEN as u64).into()),
         }
     }
 }
@@ -438,6 +443,13 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         if self.s.tlast.val() {
             self.keep_in.next = self.s.tkeep.val();
         }
+        // Octets in the beat: the highest kept lane + 1.
+        self.k_in.next = 0.into();
+        for i in 0..K {
+            if (self.keep_in.val() & self.c_bit[i].val()) != 0 {
+                self.k_in.next = self.c_lane1[i].val();
+            }
+        }
 
         self.bad.next = self.first.val() & self.s.tvalid.val() & self.s_refused.val();
         self.take.next = self.a_free.val()
@@ -450,6 +462,9 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         if self.first.val() {
             self.e_mic.next = self.cfg.mic.val();
         }
+        // `k_in > W − 4`: a lane from W − 4 up is kept (not a compare behind the count: W = 8's
+        // `m_keep` → `k_in` → the compare's carry chain → `a_last` at stop 56).
+        self.ovf.next = self.c_ovf_always.val() | ((self.keep_in.val() & self.c_ovf_lanes.val()) != 0);
 
         // The beat's octets, the lanes past its end zero.
         self.data_m.next = self.s.tdata.val();
@@ -655,17 +670,17 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                 // a beat that is not taken leaves there is never read.
                 if self.a_free.val() {
                     self.a_data.d.next = self.data_m.val();
-                    self.a_k.d.next = self.s_k.val();
+                    self.a_k.d.next = self.k_in.val();
                     self.a_ml.d.next = self.s.tlast.val() & self.e_mic.val();
                     self.a_x.d.next = self.nxt.val();
                     self.a_koh.d.next = self.keep8.val() & !(self.keep8.val() >> self.c_one8.val());
                     self.a_k0.d.next = self.keep8.val() == 0;
                     self.a_mb.d.next = false;
-                    self.a_last.d.next = self.s.tlast.val() & !(self.e_mic.val() & self.s_ovf.val());
+                    self.a_last.d.next = self.s.tlast.val() & !(self.e_mic.val() & self.ovf.val());
                     self.a_first.d.next = self.first.val();
                     // The MIC octets past a last beat: W − k of them went into it.
-                    self.hold_off.d.next = self.s_hoff.val();
-                    self.hold_cnt.d.next = self.s_hcnt.val();
+                    self.hold_off.d.next = self.c_w.val() - self.k_in.val();
+                    self.hold_cnt.d.next = self.k_in.val() + self.c_mic_len.val() - self.c_w.val();
                     if self.first.val() {
                         self.r_mic.d.next = self.cfg.mic.val();
                         self.a_src.d.next = self.cfg.src_eid.val();
@@ -694,7 +709,7 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                     if self.s.tlast.val() {
                         self.mic_r.d.next = self.c_init.val();
                         self.phase.d.next = MicPhase::Idle;
-                        if self.e_mic.val() & self.s_ovf.val() {
+                        if self.e_mic.val() & self.ovf.val() {
                             self.phase.d.next = MicPhase::Mic;
                         }
                     }

@@ -313,10 +313,6 @@ impl<const D: usize, const K: usize> Logic for MctpTx<D, K> {
         AxisSource::<D, K>::join(&mut self.entry.m, &mut self.mic.s);
         self.mic.s_len.next = self.entry.m_len.val();
         self.mic.s_len_mic.next = self.entry.m_len_mic.val();
-        self.mic.s_k.next = self.entry.m_k.val();
-        self.mic.s_ovf.next = self.entry.m_ovf.val();
-        self.mic.s_hoff.next = self.entry.m_hoff.val();
-        self.mic.s_hcnt.next = self.entry.m_hcnt.val();
         self.mic.s_refused.next = self.entry.m_refused.val();
         // The payload beat into the skid buffer, its lane mask counted on the way (the packet
         // stage reads the count from the buffer's `tkeep`).
