@@ -10,9 +10,6 @@
 //! and rides along as one bit (`m_refused`): the compares of the length, the MTU and the EIDs
 //! are then in front of a register, not in front of the message stage's `s_tready`. The bit is
 //! worked out for every beat; the message stage reads it on a message's first beat only.
-//! `s_len` plus the MIC's four octets rides beside `s_len` for the same reason: the message
-//! stage compares both with the MTU from registers, the MIC bit picking (behind the adder, that
-//! compare was MCTP TX W = 1's and W = 4's path on every seed at stop 83).
 //! Latency one clock; one beat per clock.
 
 use super::{MctpTxConfig, MctpTxConfigSource};
@@ -22,9 +19,8 @@ use offload_driver::mctp::{MAX_MESSAGE_LEN, MAX_MTU, MIN_MTU, SMBUS_MAX_MTU};
 use offload_driver::nvme_mi::{IC_BIT, MIC_LEN, OOB_MAX_MESSAGE_LEN};
 use rust_hdl::prelude::*;
 
-/// The side channel: the configuration (46 bits), `s_len` (17), the refusal (1) and `s_len`
-/// plus the MIC (17).
-const SIDE_BITS: usize = 81;
+/// The side channel: the configuration (46 bits), `s_len` (17) and the refusal (1).
+const SIDE_BITS: usize = 64;
 
 /// `D = 8·K` data bits, `K` octets per beat.
 #[derive(LogicBlock)]
@@ -39,8 +35,6 @@ pub struct InputStage<const D: usize, const K: usize> {
     /// The configuration and `s_len` accepted with the beat on `m`.
     pub m_cfg: MctpTxConfigSource,
     pub m_len: Signal<Out, Bits<17>>,
-    /// `m_len` plus the MIC's octets (whether or not the MIC is on).
-    pub m_len_mic: Signal<Out, Bits<17>>,
     /// The message the beat on `m` opens (if it is a first beat) is one `transmit` refuses.
     pub m_refused: Signal<Out, Bit>,
     skid: AxisSkid<D, K, SIDE_BITS>,
@@ -48,7 +42,6 @@ pub struct InputStage<const D: usize, const K: usize> {
     refused: Signal<Local, Bit>,
     c_one: Constant<Bits<SIDE_BITS>>,
     c_max_len: Constant<Bits<17>>,
-    c_mic_len: Constant<Bits<17>>,
     c_mic_max_len: Constant<Bits<17>>,
     c_min_mtu: Constant<Bits<8>>,
     c_max_mtu: Constant<Bits<8>>,
@@ -71,14 +64,12 @@ impl<const D: usize, const K: usize> Default for InputStage<D, K> {
             m: Default::default(),
             m_cfg: Default::default(),
             m_len: Default::default(),
-            m_len_mic: Default::default(),
             m_refused: Default::default(),
             skid: Default::default(),
             side: Default::default(),
             refused: Default::default(),
             c_one: Constant::new(1u64.into()),
             c_max_len: Constant::new((MAX_MESSAGE_LEN as u64).into()),
-            c_mic_len: Constant::new((MIC_LEN as u64).into()),
             c_mic_max_len: Constant::new(((OOB_MAX_MESSAGE_LEN - MIC_LEN) as u64).into()),
             c_min_mtu: Constant::new((MIN_MTU as u64).into()),
             c_max_mtu: Constant::new((MAX_MTU as u64).into()),
@@ -113,8 +104,7 @@ impl<const D: usize, const K: usize> Logic for InputStage<D, K> {
             | (bit_cast::<SIDE_BITS, 8>(self.cfg.mtu.val()) << 22)
             | (bit_cast::<SIDE_BITS, 7>(self.cfg.smbus_src.val()) << 32)
             | (bit_cast::<SIDE_BITS, 7>(self.cfg.smbus_dst.val()) << 39)
-            | (bit_cast::<SIDE_BITS, 17>(self.s_len.val()) << 46)
-            | (bit_cast::<SIDE_BITS, 17>(self.s_len.val() + self.c_mic_len.val()) << 64);
+            | (bit_cast::<SIDE_BITS, 17>(self.s_len.val()) << 46);
         if self.cfg.to.val() {
             self.side.next = self.side.val() | (self.c_one.val() << 19);
         }
@@ -142,6 +132,5 @@ impl<const D: usize, const K: usize> Logic for InputStage<D, K> {
         self.m_cfg.smbus_dst.next = self.skid.m_user.val().get_bits::<7>(39);
         self.m_len.next = self.skid.m_user.val().get_bits::<17>(46);
         self.m_refused.next = self.skid.m_user.val().get_bit(63);
-        self.m_len_mic.next = self.skid.m_user.val().get_bits::<17>(64);
     }
 }

@@ -55,8 +55,6 @@ pub struct MicStage<const D: usize, const K: usize> {
     pub cfg: MctpTxConfig,
     pub s: AxisSink<D, K>,
     pub s_len: Signal<In, Bits<17>>,
-    /// `s_len` plus the MIC's octets, added in front of the input skid buffer.
-    pub s_len_mic: Signal<In, Bits<17>>,
     /// The message a first beat on `s` opens is refused (read with a first beat only).
     pub s_refused: Signal<In, Bit>,
     /// The payload stream (message and MIC).
@@ -123,15 +121,6 @@ pub struct MicStage<const D: usize, const K: usize> {
     /// `a_len`'s and `a_mtu`'s next values, when a message's first beat loads them.
     len_new: Signal<Local, Bits<17>>,
     mtu_new: Signal<Local, Bits<17>>,
-    /// `a_fits`'s and `a_fits2`'s next values without and with the MIC, compared side by side
-    /// from the input skid's registers and picked by the MIC bit last (with the sum
-    /// `s_len + 4` in front, the compare was W = 1's and W = 4's path at stop 83).
-    fits_n: Signal<Local, Bit>,
-    fits_m: Signal<Local, Bit>,
-    fits2_n: Signal<Local, Bit>,
-    fits2_m: Signal<Local, Bit>,
-    fits_new: Signal<Local, Bit>,
-    fits2_new: Signal<Local, Bit>,
     o_data: DFF<Bits<D>>,
     o_keep: DFF<Bits<K>>,
     o_valid: DFF<Bit>,
@@ -228,6 +217,7 @@ pub struct MicStage<const D: usize, const K: usize> {
     c_keep_n: [Constant<Bits<K>>; 9],
     c_keep_ml: [Constant<Bits<K>>; 9],
     c_mic_len: Constant<Bits<8>>,
+    c_mic_len17: Constant<Bits<17>>,
     c_init: Constant<Bits<32>>,
     c_one8: Constant<Bits<8>>,
 }
@@ -245,7 +235,6 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             cfg: Default::default(),
             s: Default::default(),
             s_len: Default::default(),
-            s_len_mic: Default::default(),
             s_refused: Default::default(),
             m: Default::default(),
             m_first: Default::default(),
@@ -287,12 +276,6 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             a_fits2: Default::default(),
             len_new: Default::default(),
             mtu_new: Default::default(),
-            fits_n: Default::default(),
-            fits_m: Default::default(),
-            fits2_n: Default::default(),
-            fits2_m: Default::default(),
-            fits_new: Default::default(),
-            fits2_new: Default::default(),
             o_data: Default::default(),
             o_keep: Default::default(),
             o_valid: Default::default(),
@@ -374,6 +357,7 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             c_keep_n: std::array::from_fn(|v| Constant::new(crate::bits::low_ones(v.min(K)).into())),
             c_keep_ml: std::array::from_fn(|v| Constant::new(crate::bits::low_ones((v + MIC_LEN).min(K)).into())),
             c_mic_len: Constant::new((MIC_LEN as u64).into()),
+            c_mic_len17: Constant::new((MIC_LEN as u64).into()),
         }
     }
 }
@@ -534,19 +518,11 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                 }
             }
         }
-        self.mtu_new.next = bit_cast::<17, 8>(self.cfg.mtu.val());
-        self.fits_n.next = self.s_len.val() <= self.mtu_new.val();
-        self.fits_m.next = self.s_len_mic.val() <= self.mtu_new.val();
-        self.fits2_n.next = self.s_len.val() <= (self.mtu_new.val() << 1);
-        self.fits2_m.next = self.s_len_mic.val() <= (self.mtu_new.val() << 1);
         self.len_new.next = self.s_len.val();
-        self.fits_new.next = self.fits_n.val();
-        self.fits2_new.next = self.fits2_n.val();
         if self.cfg.mic.val() {
-            self.len_new.next = self.s_len_mic.val();
-            self.fits_new.next = self.fits_m.val();
-            self.fits2_new.next = self.fits2_m.val();
+            self.len_new.next = self.s_len.val() + self.c_mic_len17.val();
         }
+        self.mtu_new.next = bit_cast::<17, 8>(self.cfg.mtu.val());
         self.len_in.next = self.a_len.q.val();
         self.mtu17.next = bit_cast::<17, 8>(self.a_mtu.q.val());
         self.fits.next = self.a_fits.q.val();
@@ -693,8 +669,8 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                         self.a_sa_src.d.next = self.cfg.smbus_src.val();
                         self.a_sa_dst.d.next = self.cfg.smbus_dst.val();
                         self.a_len.d.next = self.len_new.val();
-                        self.a_fits.d.next = self.fits_new.val();
-                        self.a_fits2.d.next = self.fits2_new.val();
+                        self.a_fits.d.next = self.len_new.val() <= self.mtu_new.val();
+                        self.a_fits2.d.next = self.len_new.val() <= (self.mtu_new.val() << 1);
                     }
                 }
                 if self.bad.val() {

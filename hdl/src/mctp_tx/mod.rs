@@ -312,7 +312,6 @@ impl<const D: usize, const K: usize> Logic for MctpTx<D, K> {
         MctpTxConfig::join(&mut self.mic.cfg, &mut self.entry.m_cfg);
         AxisSource::<D, K>::join(&mut self.entry.m, &mut self.mic.s);
         self.mic.s_len.next = self.entry.m_len.val();
-        self.mic.s_len_mic.next = self.entry.m_len_mic.val();
         self.mic.s_refused.next = self.entry.m_refused.val();
         // The payload beat into the skid buffer, its lane mask counted on the way (the packet
         // stage reads the count from the buffer's `tkeep`).
