@@ -3,7 +3,8 @@
 //!
 //! Ports (AXI4-Stream conventions):
 //! - `s_tdata/s_tkeep/s_tvalid/s_tlast/s_tready`: the message (first octet IC·message type);
-//!   tkeep is read on the last beat only. With the first beat: `s_len` (octets, 17 bits) and the
+//!   tkeep is read on the last beat only, its kept lanes contiguous from lane 0 (AXI4-Stream's
+//!   packed form). With the first beat: `s_len` (octets, 17 bits) and the
 //!   header fields `cfg_src_eid`, `cfg_dst_eid`, `cfg_tag`, `cfg_to`, `cfg_seq` (first packet's
 //!   sequence number), `cfg_mtu` (payload octets per packet, 64..=251; ≤ 250 with SMBus),
 //!   `cfg_mic` (append the NVMe-MI MIC), `cfg_smbus`, `cfg_smbus_src`, `cfg_smbus_dst` (7-bit
@@ -33,7 +34,10 @@
 //!
 //! `s_len` must equal the octets the frame carries; if it does not, the block does not hang: a
 //! short message is padded with zero octets (after its MIC), the excess of a long one is
-//! discarded, and `len_errors` counts it.
+//! discarded, and `len_errors` counts it. The message ends with the beat that carries its
+//! `s_len`-th octet: without the MIC an empty `tlast` beat after that one counts too (its packets
+//! are unchanged); with the MIC the MIC stage closes the message on the empty beat
+//! (`tests::an_empty_last_beat_changes_nothing`).
 
 pub mod input;
 pub mod mic;

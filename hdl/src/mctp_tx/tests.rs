@@ -355,3 +355,37 @@ fn padding_past_an_off_grid_packet_end_repeats_no_octet() {
     run::<32, 4>();
     run::<64, 8>();
 }
+
+/// Messages with the MIC that fill their last beat and are closed by one more beat with no
+/// octet (`tkeep` = 0, `tlast`): the same packets as the software sends, and no length error
+/// (the MIC stage ends the message with the MIC, whose last octet carries `tlast` on). (Without
+/// the MIC such a message is counted in `len_errors`, the module's "Length errors".) At W = 1
+/// (and 2) the MIC always
+/// overflows a last beat, so with no octet in it the MIC's first W octets go there and the
+/// rest in MIC beats after it (`hold_off` = W, `hold_cnt` = 4 − W: the constants for no kept
+/// lane in the MIC stage; 0 instead of W fails this test at W = 1).
+#[test]
+fn an_empty_last_beat_changes_nothing() {
+    fn run<const D: usize, const K: usize>() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(13);
+        for round in 0..6u64 {
+            let jobs: Vec<MctpTxJob> = (0..8)
+                .map(|_| {
+                    let (mut req, mut message) = random_tx_request(&mut rng, 300, 0.0);
+                    req.append_mic = true;
+                    let len = (message.len() / K * K).max(K);
+                    message.resize(len, 0x5A);
+                    MctpTxJob { req, message }
+                })
+                .collect();
+            let traffic = Traffic { empty_last: true, ..traffic_grid(round)[round as usize % 4].clone() };
+            let what = format!("W={K} round {round} {traffic:?}");
+            let r = check::<D, K>(&jobs, &traffic, &what);
+            let beats: usize = jobs.iter().map(|j| j.message.len() / K + 1).sum();
+            assert_eq!(r.stream.accepted_beats[0] as usize, beats, "{what}: an empty beat closes every message");
+        }
+    }
+    run::<8, 1>();
+    run::<32, 4>();
+    run::<64, 8>();
+}

@@ -82,12 +82,15 @@ pub struct Traffic {
     /// Every output's tready is held low for this many cycles from the start (queues and
     /// buffers fill before anything drains), then follows `backpressure_prob`.
     pub output_hold_cycles: u64,
+    /// A frame whose octets fill its last beat is closed by one more beat with `tkeep` = 0 and
+    /// `tlast` (AXI4-Stream's null octets), on inputs with `tkeep`.
+    pub empty_last: bool,
 }
 
 impl Traffic {
     /// No idle cycles, no back-pressure.
     pub fn full_rate() -> Traffic {
-        Traffic { idle_prob: 0.0, backpressure_prob: 0.0, seed: 0, max_cycles: u64::MAX, drain_cycles: 8, output_hold_cycles: 0 }
+        Traffic { idle_prob: 0.0, backpressure_prob: 0.0, seed: 0, max_cycles: u64::MAX, drain_cycles: 8, output_hold_cycles: 0, empty_last: false }
     }
     pub fn random(idle_prob: f64, backpressure_prob: f64, seed: u64) -> Traffic {
         Traffic { idle_prob, backpressure_prob, seed, ..Traffic::full_rate() }
@@ -226,7 +229,8 @@ pub fn run_streams_with_frame_hook<M: ClockedModel + ?Sized>(
                 let f = &frames[st.frame];
                 let n = (f.len() - st.offset).min(p.bytes);
                 st.nbytes = n;
-                st.last = st.offset + n == f.len();
+                st.last = st.offset + n == f.len()
+                    && !(traffic.empty_last && p.tkeep.is_some() && n == p.bytes && !f.is_empty());
                 m.set_bytes(p.tdata, &f[st.offset..st.offset + n]);
                 if let Some(k) = p.tkeep {
                     // Only the last beat may be partial, so n < bytes <= 64 there.
