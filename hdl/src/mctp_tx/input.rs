@@ -19,9 +19,8 @@ use offload_driver::mctp::{MAX_MESSAGE_LEN, MAX_MTU, MIN_MTU, SMBUS_MAX_MTU};
 use offload_driver::nvme_mi::{IC_BIT, MIC_LEN, OOB_MAX_MESSAGE_LEN};
 use rust_hdl::prelude::*;
 
-/// The side channel: the configuration (46 bits), `s_len` (17), the refusal (1) and the two
-/// fits of the first packet layout (2).
-const SIDE_BITS: usize = 66;
+/// The side channel: the configuration (46 bits), `s_len` (17) and the refusal (1).
+const SIDE_BITS: usize = 64;
 
 /// `D = 8·K` data bits, `K` octets per beat.
 #[derive(LogicBlock)]
@@ -38,17 +37,6 @@ pub struct InputStage<const D: usize, const K: usize> {
     pub m_len: Signal<Out, Bits<17>>,
     /// The message the beat on `m` opens (if it is a first beat) is one `transmit` refuses.
     pub m_refused: Signal<Out, Bit>,
-    /// The message's payload, `s_len` plus the MIC when it is on, fits one MTU-sized packet
-    /// (`m_fits`) and two (`m_fits2`): compared here, in front of the buffer, so that the
-    /// message stage loads them from its registers (the add and the 17-bit compare behind the
-    /// buffer's side channel, `entry.skid.m_aux` → `len_new` → `a_fits`, was MCTP TX's path
-    /// on every W = 1 and 4 seed at stops 83–86). Two bits, where stop 84's 9421cae carried
-    /// `s_len + 4` (17) and lost W = 8's median to the buffer's wider enables.
-    pub m_fits: Signal<Out, Bit>,
-    pub m_fits2: Signal<Out, Bit>,
-    len_mic: Signal<Local, Bits<17>>,
-    mtu17: Signal<Local, Bits<17>>,
-    c_mic_len17: Constant<Bits<17>>,
     skid: AxisSkid<D, K, SIDE_BITS>,
     side: Signal<Local, Bits<SIDE_BITS>>,
     refused: Signal<Local, Bit>,
@@ -77,11 +65,6 @@ impl<const D: usize, const K: usize> Default for InputStage<D, K> {
             m_cfg: Default::default(),
             m_len: Default::default(),
             m_refused: Default::default(),
-            m_fits: Default::default(),
-            m_fits2: Default::default(),
-            len_mic: Default::default(),
-            mtu17: Default::default(),
-            c_mic_len17: Constant::new((MIC_LEN as u64).into()),
             skid: Default::default(),
             side: Default::default(),
             refused: Default::default(),
@@ -134,17 +117,6 @@ impl<const D: usize, const K: usize> Logic for InputStage<D, K> {
         if self.refused.val() {
             self.side.next = self.side.val() | (self.c_one.val() << 63);
         }
-        self.len_mic.next = self.s_len.val();
-        if self.cfg.mic.val() {
-            self.len_mic.next = self.s_len.val() + self.c_mic_len17.val();
-        }
-        self.mtu17.next = bit_cast::<17, 8>(self.cfg.mtu.val());
-        if self.len_mic.val() <= self.mtu17.val() {
-            self.side.next = self.side.val() | (self.c_one.val() << 64);
-        }
-        if self.len_mic.val() <= (self.mtu17.val() << 1) {
-            self.side.next = self.side.val() | (self.c_one.val() << 65);
-        }
         AxisSink::<D, K>::link(&mut self.s, &mut self.skid.s);
         self.skid.s_user.next = self.side.val();
         AxisSource::<D, K>::link(&mut self.m, &mut self.skid.m);
@@ -160,7 +132,5 @@ impl<const D: usize, const K: usize> Logic for InputStage<D, K> {
         self.m_cfg.smbus_dst.next = self.skid.m_user.val().get_bits::<7>(39);
         self.m_len.next = self.skid.m_user.val().get_bits::<17>(46);
         self.m_refused.next = self.skid.m_user.val().get_bit(63);
-        self.m_fits.next = self.skid.m_user.val().get_bit(64);
-        self.m_fits2.next = self.skid.m_user.val().get_bit(65);
     }
 }

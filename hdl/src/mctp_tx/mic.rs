@@ -57,10 +57,6 @@ pub struct MicStage<const D: usize, const K: usize> {
     pub s_len: Signal<In, Bits<17>>,
     /// The message a first beat on `s` opens is refused (read with a first beat only).
     pub s_refused: Signal<In, Bit>,
-    /// The message a first beat on `s` opens fits one packet, and two (its payload with the
-    /// MIC against the MTU: [`super::input::InputStage::m_fits`]).
-    pub s_fits: Signal<In, Bit>,
-    pub s_fits2: Signal<In, Bit>,
     /// The payload stream (message and MIC).
     pub m: AxisSource<D, K>,
     /// The beat on `m` is a message's first.
@@ -116,14 +112,15 @@ pub struct MicStage<const D: usize, const K: usize> {
     a_sa_dst: DFF<Bits<7>>,
     /// The message's payload octets, `s_len` plus the MIC when it is on.
     a_len: DFF<Bits<17>>,
-    /// The message fits one packet (`a_len ≤ a_mtu`), and two (`a_len ≤ 2·a_mtu`): loaded
-    /// with it, compared in front of the input buffer, so that the first packet's layout
-    /// behind them starts from registers (`a_len` → the compare → the selects of `pkt0`, `p0`
-    /// and `pl0` was MCTP TX W = 8's critical path on two seeds at stop 83, 17 to 19 levels).
+    /// The message fits one packet (`a_len ≤ a_mtu`), and two (`a_len ≤ 2·a_mtu`): compared
+    /// as they are loaded, so that the first packet's layout behind them starts from registers
+    /// (`a_len` → the compare → the selects of `pkt0`, `p0` and `pl0` was MCTP TX W = 8's
+    /// critical path on two seeds at stop 83, 17 to 19 levels).
     a_fits: DFF<Bit>,
     a_fits2: DFF<Bit>,
-    /// `a_len`'s next value, when a message's first beat loads it.
+    /// `a_len`'s and `a_mtu`'s next values, when a message's first beat loads them.
     len_new: Signal<Local, Bits<17>>,
+    mtu_new: Signal<Local, Bits<17>>,
     o_data: DFF<Bits<D>>,
     o_keep: DFF<Bits<K>>,
     o_valid: DFF<Bit>,
@@ -253,8 +250,6 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             s: Default::default(),
             s_len: Default::default(),
             s_refused: Default::default(),
-            s_fits: Default::default(),
-            s_fits2: Default::default(),
             m: Default::default(),
             m_first: Default::default(),
             msg: Default::default(),
@@ -294,6 +289,7 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             a_fits: Default::default(),
             a_fits2: Default::default(),
             len_new: Default::default(),
+            mtu_new: Default::default(),
             o_data: Default::default(),
             o_keep: Default::default(),
             o_valid: Default::default(),
@@ -557,6 +553,7 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         if self.cfg.mic.val() {
             self.len_new.next = self.s_len.val() + self.c_mic_len17.val();
         }
+        self.mtu_new.next = bit_cast::<17, 8>(self.cfg.mtu.val());
         self.len_in.next = self.a_len.q.val();
         self.mtu17.next = bit_cast::<17, 8>(self.a_mtu.q.val());
         self.fits.next = self.a_fits.q.val();
@@ -703,8 +700,8 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                         self.a_sa_src.d.next = self.cfg.smbus_src.val();
                         self.a_sa_dst.d.next = self.cfg.smbus_dst.val();
                         self.a_len.d.next = self.len_new.val();
-                        self.a_fits.d.next = self.s_fits.val();
-                        self.a_fits2.d.next = self.s_fits2.val();
+                        self.a_fits.d.next = self.len_new.val() <= self.mtu_new.val();
+                        self.a_fits2.d.next = self.len_new.val() <= (self.mtu_new.val() << 1);
                     }
                 }
                 if self.bad.val() {

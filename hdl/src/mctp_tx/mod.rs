@@ -19,9 +19,9 @@
 //!
 //! Written once, in `#[hdl_gen]`, as four stages in one file each, joined by bundles:
 //! [`input::InputStage`] (a skid buffer, so that `s_tready` is a register, carrying the
-//! configuration, `s_len`, the refusal check and the first packet's fits of each beat),
-//! [`mic::MicStage`] (refusals acted on, the header fields latched, the NVMe-MI MIC appended:
-//! the message's payload stream), [`packets::PacketStage`] (the packets: headers, SMBus prefix, the
+//! configuration, `s_len` and the refusal check of each beat), [`mic::MicStage`] (refusals
+//! acted on, the header fields latched, the NVMe-MI MIC appended: the
+//! message's payload stream), [`packets::PacketStage`] (the packets: headers, SMBus prefix, the
 //! payload split by the MTU; the datapath is described there) and [`pec::PecStage`] (the SMBus
 //! PEC), with a skid buffer between the message and packet stages (the beat's octet count on
 //! its `tkeep`; the message fields in a second one beside it, an entry per message), so that
@@ -317,8 +317,6 @@ impl<const D: usize, const K: usize> Logic for MctpTx<D, K> {
         AxisSource::<D, K>::join(&mut self.entry.m, &mut self.mic.s);
         self.mic.s_len.next = self.entry.m_len.val();
         self.mic.s_refused.next = self.entry.m_refused.val();
-        self.mic.s_fits.next = self.entry.m_fits.val();
-        self.mic.s_fits2.next = self.entry.m_fits2.val();
         // The payload beat into the skid buffer, its lane mask counted on the way (the packet
         // stage reads the count from the buffer's `tkeep`).
         self.skid.s.tdata.next = self.mic.m.tdata.val();
