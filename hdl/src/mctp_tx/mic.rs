@@ -155,8 +155,6 @@ pub struct MicStage<const D: usize, const K: usize> {
     first: Signal<Local, Bit>,
     keep_in: Signal<Local, Bits<K>>,
     k_in: Signal<Local, Bits<8>>,
-    hold_off_in: Signal<Local, Bits<8>>,
-    hold_cnt_in: Signal<Local, Bits<8>>,
     bad: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     e_mic: Signal<Local, Bit>,
@@ -166,13 +164,6 @@ pub struct MicStage<const D: usize, const K: usize> {
     nxt: Signal<Local, Bits<32>>,
     crc_d: Signal<Local, Bits<D>>,
     keep8: Signal<Local, Bits<8>>,
-    /// The beat's highest kept lane one-hot (`k` at bit `k − 1`; tkeep's kept lanes are the
-    /// low ones), and no lane kept: the beat's count and the MIC octets past it are read from
-    /// constants by these, so that no clock has the priority chain of a count in front of a
-    /// subtract (the count and the 8-bit `W − k` and `k + 4 − W` behind it were MCTP TX W = 8's
-    /// deepest input-stage logic).
-    koh: Signal<Local, Bits<8>>,
-    k0: Signal<Local, Bit>,
     fin: Signal<Local, Bits<32>>,
     /// The output beat with the MIC in its free lanes.
     out_m: Signal<Local, Bits<D>>,
@@ -210,12 +201,6 @@ pub struct MicStage<const D: usize, const K: usize> {
     c_bit8: [Constant<Bits<8>>; K],
     keep0: Signal<Local, Bits<8>>,
     c_lane1: [Constant<Bits<8>>; K],
-    /// `W − k` and `k + 4 − W` (modulo 256) for `k` = 1..=W (index `k − 1`) and for `k` = 0:
-    /// the MIC octets a last beat of `k` octets holds, and those left for MIC beats.
-    c_hoff: [Constant<Bits<8>>; K],
-    c_hcnt: [Constant<Bits<8>>; K],
-    c_hoff0: Constant<Bits<8>>,
-    c_hcnt0: Constant<Bits<8>>,
     c_bit: [Constant<Bits<K>>; K],
     c_ones_k: Constant<Bits<K>>,
     c_byte_d: Constant<Bits<D>>,
@@ -231,6 +216,7 @@ pub struct MicStage<const D: usize, const K: usize> {
     c_cnt: [Constant<Bits<8>>; 9],
     c_keep_n: [Constant<Bits<K>>; 9],
     c_keep_ml: [Constant<Bits<K>>; 9],
+    c_mic_len: Constant<Bits<8>>,
     c_mic_len17: Constant<Bits<17>>,
     c_init: Constant<Bits<32>>,
     c_one8: Constant<Bits<8>>,
@@ -321,8 +307,6 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             first: Default::default(),
             keep_in: Default::default(),
             k_in: Default::default(),
-            hold_off_in: Default::default(),
-            hold_cnt_in: Default::default(),
             bad: Default::default(),
             take: Default::default(),
             e_mic: Default::default(),
@@ -331,8 +315,6 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             nxt: Default::default(),
             crc_d: Default::default(),
             keep8: Default::default(),
-            koh: Default::default(),
-            k0: Default::default(),
             fin: Default::default(),
             c_one8: Constant::new(1u64.into()),
             out_m: Default::default(),
@@ -363,10 +345,6 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             c_bit8: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             keep0: Default::default(),
             c_lane1: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
-            c_hoff: std::array::from_fn(|i| Constant::new((K as u64 - (i as u64 + 1)).into())),
-            c_hcnt: std::array::from_fn(|i| Constant::new(((i + 1 + MIC_LEN) as u64).wrapping_sub(K as u64).wrapping_rem(256).into())),
-            c_hoff0: Constant::new((K as u64).into()),
-            c_hcnt0: Constant::new((MIC_LEN as u64).wrapping_sub(K as u64).wrapping_rem(256).into()),
             c_bit: std::array::from_fn(|i| Constant::new((1u64 << i).into())),
             c_ones_k: Constant::new(crate::bits::low_ones(K).into()),
             c_byte_d: Constant::new(0xFFu64.into()),
@@ -378,6 +356,7 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             c_cnt: std::array::from_fn(|v| Constant::new((v as u64).into())),
             c_keep_n: std::array::from_fn(|v| Constant::new(crate::bits::low_ones(v.min(K)).into())),
             c_keep_ml: std::array::from_fn(|v| Constant::new(crate::bits::low_ones((v + MIC_LEN).min(K)).into())),
+            c_mic_len: Constant::new((MIC_LEN as u64).into()),
             c_mic_len17: Constant::new((MIC_LEN as u64).into()),
         }
     }
@@ -448,24 +427,12 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         if self.s.tlast.val() {
             self.keep_in.next = self.s.tkeep.val();
         }
-        // The highest kept lane one-hot, and the beat's octets (that lane + 1), the MIC octets
-        // in its free lanes and past it, each an OR of constants picked by the one-hot.
-        self.keep8.next = bit_cast::<8, K>(self.keep_in.val());
-        self.koh.next = self.keep8.val() & !(self.keep8.val() >> self.c_one8.val());
-        self.k0.next = self.keep8.val() == 0;
+        // Octets in the beat: the highest kept lane + 1.
         self.k_in.next = 0.into();
-        self.hold_off_in.next = 0.into();
-        self.hold_cnt_in.next = 0.into();
         for i in 0..K {
-            if self.koh.val().get_bit(i) {
-                self.k_in.next = self.k_in.val() | self.c_lane1[i].val();
-                self.hold_off_in.next = self.hold_off_in.val() | self.c_hoff[i].val();
-                self.hold_cnt_in.next = self.hold_cnt_in.val() | self.c_hcnt[i].val();
+            if (self.keep_in.val() & self.c_bit[i].val()) != 0 {
+                self.k_in.next = self.c_lane1[i].val();
             }
-        }
-        if self.k0.val() {
-            self.hold_off_in.next = self.c_hoff0.val();
-            self.hold_cnt_in.next = self.c_hcnt0.val();
         }
 
         self.bad.next = self.first.val() & self.s.tvalid.val() & self.s_refused.val();
@@ -506,6 +473,8 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         self.state_net.x.next = self.mic_r.q.val();
         self.data_net.x.next = self.crc_d.val();
         self.nxt.next = self.state_net.y.val() ^ self.data_net.y.val();
+        // The beat's octets one-hot: the highest kept lane (tkeep's low lanes are contiguous).
+        self.keep8.next = bit_cast::<8, K>(self.keep_in.val());
 
         // A MIC beat's octets: min(hold_cnt, W).
         self.hold_k.next = self.hold_cnt.q.val();
@@ -680,14 +649,14 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                     self.a_k.d.next = self.k_in.val();
                     self.a_ml.d.next = self.s.tlast.val() & self.e_mic.val();
                     self.a_x.d.next = self.nxt.val();
-                    self.a_koh.d.next = self.koh.val();
-                    self.a_k0.d.next = self.k0.val();
+                    self.a_koh.d.next = self.keep8.val() & !(self.keep8.val() >> self.c_one8.val());
+                    self.a_k0.d.next = self.keep8.val() == 0;
                     self.a_mb.d.next = false;
                     self.a_last.d.next = self.s.tlast.val() & !(self.e_mic.val() & self.ovf.val());
                     self.a_first.d.next = self.first.val();
                     // The MIC octets past a last beat: W − k of them went into it.
-                    self.hold_off.d.next = self.hold_off_in.val();
-                    self.hold_cnt.d.next = self.hold_cnt_in.val();
+                    self.hold_off.d.next = self.c_w.val() - self.k_in.val();
+                    self.hold_cnt.d.next = self.k_in.val() + self.c_mic_len.val() - self.c_w.val();
                     if self.first.val() {
                         self.r_mic.d.next = self.cfg.mic.val();
                         self.a_src.d.next = self.cfg.src_eid.val();
