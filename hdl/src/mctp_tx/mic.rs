@@ -118,9 +118,19 @@ pub struct MicStage<const D: usize, const K: usize> {
     /// critical path on two seeds at stop 83, 17 to 19 levels).
     a_fits: DFF<Bit>,
     a_fits2: DFF<Bit>,
-    /// `a_len`'s and `a_mtu`'s next values, when a message's first beat loads them.
+    /// `a_len`'s next value, when a message's first beat loads it.
     len_new: Signal<Local, Bits<17>>,
-    mtu_new: Signal<Local, Bits<17>>,
+    /// `a_fits` and `a_fits2` from the length's low bits: with the MTU under 256, `len ≤ mtu`
+    /// is `s_len`'s bits from 8 up zero and its low 8 bits plus the MIC (9 bits) `≤ mtu`, and
+    /// `len ≤ 2·mtu` likewise from bit 9. Two 9- and 10-bit chains beside a zero test, where
+    /// the 17-bit sum and compare in series were every W = 1 and 4 seed's path at stops 83–86
+    /// (`entry.skid.m_aux` → `len_new` → `a_fits`, 14–19 levels).
+    lo9: Signal<Local, Bits<9>>,
+    lo10: Signal<Local, Bits<10>>,
+    mtu9: Signal<Local, Bits<9>>,
+    mtu10: Signal<Local, Bits<10>>,
+    c_mic9: Constant<Bits<9>>,
+    c_mic10: Constant<Bits<10>>,
     o_data: DFF<Bits<D>>,
     o_keep: DFF<Bits<K>>,
     o_valid: DFF<Bit>,
@@ -275,7 +285,12 @@ impl<const D: usize, const K: usize> Default for MicStage<D, K> {
             a_fits: Default::default(),
             a_fits2: Default::default(),
             len_new: Default::default(),
-            mtu_new: Default::default(),
+            lo9: Default::default(),
+            lo10: Default::default(),
+            mtu9: Default::default(),
+            mtu10: Default::default(),
+            c_mic9: Constant::new((MIC_LEN as u64).into()),
+            c_mic10: Constant::new((MIC_LEN as u64).into()),
             o_data: Default::default(),
             o_keep: Default::default(),
             o_valid: Default::default(),
@@ -522,7 +537,14 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         if self.cfg.mic.val() {
             self.len_new.next = self.s_len.val() + self.c_mic_len17.val();
         }
-        self.mtu_new.next = bit_cast::<17, 8>(self.cfg.mtu.val());
+        self.lo9.next = bit_cast::<9, 8>(self.s_len.val().get_bits::<8>(0));
+        self.lo10.next = bit_cast::<10, 9>(self.s_len.val().get_bits::<9>(0));
+        if self.cfg.mic.val() {
+            self.lo9.next = bit_cast::<9, 8>(self.s_len.val().get_bits::<8>(0)) + self.c_mic9.val();
+            self.lo10.next = bit_cast::<10, 9>(self.s_len.val().get_bits::<9>(0)) + self.c_mic10.val();
+        }
+        self.mtu9.next = bit_cast::<9, 8>(self.cfg.mtu.val());
+        self.mtu10.next = bit_cast::<10, 8>(self.cfg.mtu.val()) << 1;
         self.len_in.next = self.a_len.q.val();
         self.mtu17.next = bit_cast::<17, 8>(self.a_mtu.q.val());
         self.fits.next = self.a_fits.q.val();
@@ -669,8 +691,8 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
                         self.a_sa_src.d.next = self.cfg.smbus_src.val();
                         self.a_sa_dst.d.next = self.cfg.smbus_dst.val();
                         self.a_len.d.next = self.len_new.val();
-                        self.a_fits.d.next = self.len_new.val() <= self.mtu_new.val();
-                        self.a_fits2.d.next = self.len_new.val() <= (self.mtu_new.val() << 1);
+                        self.a_fits.d.next = (self.s_len.val().get_bits::<9>(8) == 0) & (self.lo9.val() <= self.mtu9.val());
+                        self.a_fits2.d.next = (self.s_len.val().get_bits::<8>(9) == 0) & (self.lo10.val() <= self.mtu10.val());
                     }
                 }
                 if self.bad.val() {
