@@ -136,17 +136,6 @@ pub struct PacketStage<const D: usize, const K: usize> {
     sp_cb: BeatSplit,
     sp_nb: BeatSplit,
     sp_ci: BeatSplit,
-    /// `sp_nb`'s outputs and the new packet's first-beat `nh + p`, registered: its inputs
-    /// (`npl`, `r_smbus`) are set at a message's first beat and a clock after a packet's end
-    /// (`npl_due`), and a new packet starts three or more beats after either (a packet that is
-    /// not the last holds an MTU, at least `MIN_MTU` octets), so the registers hold them by
-    /// then. (`r_smbus` → the room select → the split → `pl_r` was a critical path of
-    /// `OffloadTop` W = 8 at stop 86, 13 LUT4 levels.)
-    nb_p: DFF<Bits<8>>,
-    nb_pend: DFF<Bit>,
-    nb_pec: DFF<Bit>,
-    nb_after: DFF<Bits<8>>,
-    nb_np: DFF<Bits<8>>,
     // The gearbox: held is two slots of one input beat each (`slot0` octets `0..W`, `slot1`
     // `W..2W`), written in turn (`wsel` the next), read from octet `rd`; `avail_r` octets
     // from `rd` on are the message's (fewer than `2W`).
@@ -329,7 +318,7 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
         assert!(D == 8 * K && matches!(K, 1 | 2 | 4 | 8), "PacketStage<8K, K> with K in 1, 2, 4, 8");
         assert_eq!((HEADER_LEN, PREFIX_LEN, SEQ_SHIFT), (4, 4, 4), "MCTP header layout changed");
         assert!(PREFIX_LEN + HEADER_LEN >= K, "an SMBus packet's first beat holds no payload");
-        assert!(offload_driver::mctp::MIN_MTU >= 3 * K, "a packet that is not the last spans three beats or more (npl_due, nb_*)");
+        assert!(offload_driver::mctp::MIN_MTU >= 2 * K, "a packet that is not the last spans two beats or more (npl_due)");
         let (hb, hs) = (super::HeaderBeats::new(K, false), super::HeaderBeats::new(K, true));
         Self {
             clock: Default::default(),
@@ -373,11 +362,6 @@ impl<const D: usize, const K: usize> Default for PacketStage<D, K> {
             restn_r: Default::default(),
             sp_cb: Default::default(),
             sp_nb: Default::default(),
-            nb_p: Default::default(),
-            nb_pend: Default::default(),
-            nb_pec: Default::default(),
-            nb_after: Default::default(),
-            nb_np: Default::default(),
             sp_ci: Default::default(),
             slot0: Default::default(),
             slot1: Default::default(),
@@ -532,7 +516,7 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, phase, r_src, r_dst, r_tag, r_to, r_seq, r_mtu, r_smbus, r_sa_src, r_sa_dst, som, eom,
-            after, npl, npl_due, neom, pkt_left, hpos, nh_r, p_r, pend_r, np_r, pec_r, pl_r, nhn_r, rmn_r, restn_r, nb_p, nb_pend, nb_pec, nb_after, nb_np, slot0, slot1, wsel, rd, avail_r, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
+            after, npl, npl_due, neom, pkt_left, hpos, nh_r, p_r, pend_r, np_r, pec_r, pl_r, nhn_r, rmn_r, restn_r, slot0, slot1, wsel, rd, avail_r, in_done, short, o_data, o_keep, o_valid, o_last, o_pec,
             n_packets, n_messages, n_len_errors, pkt_out, len_err_p, len_flag, len_left
         );
         self.m.tdata.next = self.o_data.q.val();
@@ -909,12 +893,18 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
                 self.rmn_n.next = self.c_rm1_smbus.val();
                 self.restn_n.next = self.c_rest1_smbus.val();
             }
-            self.p_n.next = self.nb_p.q.val();
-            self.pend_n.next = self.nb_pend.q.val();
-            self.pec_n.next = self.nb_pec.q.val();
+            self.p_n.next = self.sp_nb.p.val();
+            self.pend_n.next = self.sp_nb.pend.val();
+            self.pec_n.next = self.sp_nb.pec.val();
             self.pl_n.next = self.npl.q.val();
-            self.pl_nn.next = self.nb_after.q.val();
-            self.np_n.next = self.nb_np.q.val();
+            self.pl_nn.next = self.sp_nb.after.val();
+            self.np_n.next = self.c_w.val();
+            if self.sp_nb.pend.val() {
+                self.np_n.next = self.c_nh0.val() + self.npl.q.val();
+                if self.e_smbus.val() {
+                    self.np_n.next = self.c_nh0_smbus.val() + self.npl.q.val();
+                }
+            }
         }
         // The message's octets after the next packet (after a message's first beat and after
         // a later one side by side, the idle state selecting).
@@ -924,17 +914,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
         }
 
         // Registers.
-        self.nb_p.d.next = self.sp_nb.p.val();
-        self.nb_pend.d.next = self.sp_nb.pend.val();
-        self.nb_pec.d.next = self.sp_nb.pec.val();
-        self.nb_after.d.next = self.sp_nb.after.val();
-        self.nb_np.d.next = self.c_w.val();
-        if self.sp_nb.pend.val() {
-            self.nb_np.d.next = self.c_nh0.val() + self.npl.q.val();
-            if self.r_smbus.q.val() {
-                self.nb_np.d.next = self.c_nh0_smbus.val() + self.npl.q.val();
-            }
-        }
         self.npl_due.d.next = false;
         if self.m.tready.val() {
             self.o_valid.d.next = false;
@@ -1056,11 +1035,6 @@ impl<const D: usize, const K: usize> Logic for PacketStage<D, K> {
             self.nhn_r.d.next = 0.into();
             self.rmn_r.d.next = 0.into();
             self.restn_r.d.next = 0.into();
-            self.nb_p.d.next = 0.into();
-            self.nb_pend.d.next = false;
-            self.nb_pec.d.next = false;
-            self.nb_after.d.next = 0.into();
-            self.nb_np.d.next = 0.into();
             self.slot0.d.next = 0.into();
             self.slot1.d.next = 0.into();
             self.wsel.d.next = false;
