@@ -404,13 +404,8 @@ impl<const D: usize, const K: usize, const H: usize, const I: usize> Logic for L
         self.mpos.next = bit_cast::<8, 7>(self.mpos_q.q.val());
         // `mpos_q < N`, registered beside `mpos_q` (computed from each next value).
         self.mk.next = self.cfg_markers.val() & self.mlt_q.q.val();
-        // `take` does not read the reset: every register it steers is cleared by the reset below
-        // anyway, and only `s.tready` (which would consume a beat) must be low in a reset clock.
-        // So the reset, fanned out from the top's registered `rst_mpa`, drives the registers'
-        // reset and not the lane control in front of them (`rst_mpa` → `take` → `held` was two
-        // of `top_w4`'s three seed paths at stop 88).
         self.take.next = false;
-        if !self.in_drop.val() & !self.idle_bad.val() & self.adv.val() & self.s.tvalid.val() {
+        if !self.reset.val() & !self.in_drop.val() & !self.idle_bad.val() & self.adv.val() & self.s.tvalid.val() {
             match self.phase.q.val() {
                 Phase::Idle => {
                     self.take.next = true;
