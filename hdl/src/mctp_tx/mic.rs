@@ -562,12 +562,9 @@ impl<const D: usize, const K: usize> Logic for MicStage<D, K> {
         // each binding's room, side by side; the fit and the binding select last.
         self.pend0_n.next = self.a_mtu.q.val() <= self.c_room0.val();
         self.pend0_s.next = self.a_mtu.q.val() <= self.c_room0_smbus.val();
-        // A message that fits is at most `a_mtu` (< 256) octets, so its length's bits from 8 up
-        // are zero and 8 bits compare it: `a_len` → a 17-bit chain → `pend0` → `f_pl0` was every
-        // seed's path of MCTP TX W = 8 with 996c556 (stop 88, 17 to 24 levels).
         if self.fits.val() {
-            self.pend0_n.next = self.len_in.val().get_bits::<8>(0) <= self.c_room0.val();
-            self.pend0_s.next = self.len_in.val().get_bits::<8>(0) <= self.c_room0_smbus.val();
+            self.pend0_n.next = self.len_in.val() <= bit_cast::<17, 8>(self.c_room0.val());
+            self.pend0_s.next = self.len_in.val() <= bit_cast::<17, 8>(self.c_room0_smbus.val());
         }
         self.pend0.next = self.pend0_n.val();
         if self.a_smbus.q.val() {
