@@ -101,6 +101,12 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     /// `b`'s word count as a thermometer (bit `l` set when `n > l`), from the `e ≥ j` terms the
     /// count is built of: the CRC stage derives its lane masks from it without an adder.
     pub b_nt: Signal<Out, Bits<18>>,
+    /// The read rotation's second half (the ring form, W = 64): `b.words` is the ring rotated
+    /// by `rp`'s group of four words only; `b_xw` holds the three words above them, and
+    /// `b_fine` (one-hot) how many of the four, 0–3, the receiver still rotates by behind the
+    /// skid buffer. The accumulator form (W = 8) rotates nothing: `b_fine` is 1, `b_xw` 0.
+    pub b_xw: Signal<Out, Bits<96>>,
+    pub b_fine: Signal<Out, Bits<4>>,
     /// Between FPDUs with nothing held: the stream may end here.
     pub idle: Signal<Out, Bit>,
     // Registers.
@@ -240,6 +246,10 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     c_lo16: Constant<Bits<16>>,
     c_one_k: Constant<Bits<K>>,
     lb: Signal<Local, Bits<32>>,
+    /// The leading Marker's FPDUPTR rule (not 0) judged for every ring word likewise (bit `j`)
+    /// and picked by `rp` (the ring form): `hh_q` reads no rotation (stop 84: the aligner's `rp`
+    /// → the read rotation → `hh_q` was W = 64's placed path at stop 71, 12.62 ns of routing).
+    mbw: Signal<Local, Bits<32>>,
     wsel: Signal<Local, Bits<D2>>,
     hsel: Signal<Local, Bits<32>>,
     lead_bad: Signal<Local, Bit>,
@@ -257,8 +267,23 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     pa: Signal<Local, Bits<D2>>,
     pb: Signal<Local, Bits<D2>>,
     c_hdr_round: Constant<Bits<32>>,
-    /// The ring from word `rp` on; the next `rp`, and in binary.
+    /// The ring from word `rp` on (the accumulator form), or from the first word of `rp`'s
+    /// group of four (the ring form: an 8-way select of the 608 bits read, where a 32-way one
+    /// of 512 was W = 64's fan-out from `rp`); the next `rp`, and in binary.
     rd: Signal<Local, Bits<D2>>,
+    /// `rp`'s group (bit `g`: a word of `4g..4g + 4`) and its word in the group, one-hot.
+    rp_grp: Signal<Local, Bits<8>>,
+    fine: Signal<Local, Bits<4>>,
+    /// The ring's rotations by `4g` words (`128g` right, `D2 − 128g` left).
+    c_grot_r: [Constant<Bits<16>>; 8],
+    c_grot_l: [Constant<Bits<16>>; 8],
+    c_one4: Constant<Bits<4>>,
+    /// `rp`'s words of group `g` (`4g..4g + 4`) and its words `f` in a group (`4g + f`), and the
+    /// one-hot bits they set.
+    c_grp_mask: [Constant<Bits<32>>; 8],
+    c_grp_bit: [Constant<Bits<8>>; 8],
+    c_fine_mask: [Constant<Bits<32>>; 4],
+    c_fine_bit: [Constant<Bits<4>>; 4],
     rp_nx: Signal<Local, Bits<32>>,
     rp_bin: Signal<Local, Bits<8>>,
     /// The input beat and its `K` octets' mask, rotated to `wp` (shifted by `wp mod K`, the
@@ -270,9 +295,8 @@ pub struct Aligner<const D: usize, const K: usize, const D2: usize> {
     c_k_lo: Constant<Bits<8>>,
     c_rp_mask: Constant<Bits<32>>,
     c_one32: Constant<Bits<32>>,
-    /// The ring's rotations by `j` words (`32j` right, `D2 − 32j` left), `2N − j`, `4j`, `D`.
+    /// The ring's shifts by `j` words (`32j` right), `2N − j`, `4j`, `D`.
     c_rot_r: [Constant<Bits<16>>; 32],
-    c_rot_l: [Constant<Bits<16>>; 32],
     c_rp_back: [Constant<Bits<8>>; E_MAX],
     c_4j_ring: [Constant<Bits<8>>; 32],
     c_d16: Constant<Bits<16>>,
@@ -315,6 +339,17 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             s_up: Default::default(),
             b: Default::default(),
             b_nt: Default::default(),
+            b_xw: Default::default(),
+            b_fine: Default::default(),
+            rp_grp: Default::default(),
+            fine: Default::default(),
+            c_grot_r: std::array::from_fn(|g| Constant::new(((128 * g) as u64).into())),
+            c_grot_l: std::array::from_fn(|g| Constant::new(((D2 - 128 * g.min(D2 / 128)) as u64).into())),
+            c_one4: Constant::new(1u64.into()),
+            c_grp_mask: std::array::from_fn(|g| Constant::new((0xFu64 << (4 * g)).into())),
+            c_grp_bit: std::array::from_fn(|g| Constant::new((1u64 << g).into())),
+            c_fine_mask: std::array::from_fn(|f| Constant::new((0x1111_1111u64 << f).into())),
+            c_fine_bit: std::array::from_fn(|f| Constant::new((1u64 << f).into())),
             nt: Default::default(),
             c_one18: Constant::new(1u64.into()),
             idle: Default::default(),
@@ -408,6 +443,7 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             c_lo16: Constant::new(((K - 1) as u64).into()),
             c_one_k: Constant::new(1u64.into()),
             lb: Default::default(),
+            mbw: Default::default(),
             wsel: Default::default(),
             hsel: Default::default(),
             lead_bad: Default::default(),
@@ -431,7 +467,6 @@ impl<const D: usize, const K: usize, const D2: usize> Default for Aligner<D, K, 
             c_rp_mask: Constant::new(crate::bits::low_ones(K / 2).into()),
             c_one32: Constant::new(1u64.into()),
             c_rot_r: std::array::from_fn(|j| Constant::new(((32 * j) as u64).into())),
-            c_rot_l: std::array::from_fn(|j| Constant::new(((D2 - 32 * j.min(D2 / 32)) as u64).into())),
             c_rp_back: std::array::from_fn(|j| Constant::new(((K / 2).saturating_sub(j) as u64).into())),
             c_4j_ring: std::array::from_fn(|j| Constant::new(((4 * j) as u64 & 0xFF).into())),
             c_d16: Constant::new((D as u64).into()),
@@ -588,22 +623,39 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
             }
         }
 
-        // The held octets from the first on: the ring rotated by `rp` (one-hot, an AND-OR of
-        // constant rotations).
-        self.rd.next = 0.into();
-        if self.rp.q.val().get_bit(0) {
-            self.rd.next = self.ring.q.val();
-        }
-        for j in 1..(K / 2) {
-            if self.rp.q.val().get_bit(j) {
-                self.rd.next = self.rd.val()
-                    | (self.ring.q.val() >> self.c_rot_r[j].val())
-                    | (self.ring.q.val() << self.c_rot_l[j].val());
+        // The held octets from the first word of `rp`'s group on: the ring rotated by that
+        // group (one-hot, an AND-OR of constant rotations); the receiver rotates by the word in
+        // the group (`fine`) behind the skid buffer.
+        self.rp_grp.next = 0.into();
+        self.fine.next = 0.into();
+        for g in 0..8 {
+            if (self.rp.q.val() & self.c_grp_mask[g].val()) != 0 {
+                self.rp_grp.next = self.rp_grp.val() | self.c_grp_bit[g].val();
             }
         }
+        for f in 0..4 {
+            if (self.rp.q.val() & self.c_fine_mask[f].val()) != 0 {
+                self.fine.next = self.fine.val() | self.c_fine_bit[f].val();
+            }
+        }
+        self.rd.next = 0.into();
+        if self.rp_grp.val().get_bit(0) {
+            self.rd.next = self.ring.q.val();
+        }
+        for g in 1..8 {
+            if self.rp_grp.val().get_bit(g) {
+                self.rd.next = self.rd.val()
+                    | (self.ring.q.val() >> self.c_grot_r[g].val())
+                    | (self.ring.q.val() << self.c_grot_l[g].val());
+            }
+        }
+        self.b_xw.next = bit_cast::<96, D2>(self.rd.val() >> self.c_d16.val());
+        self.b_fine.next = self.fine.val();
         if !self.c_ring.val() {
             // The accumulator: the first held octet is octet 0.
             self.rd.next = self.ring.q.val();
+            self.b_xw.next = 0.into();
+            self.b_fine.next = self.c_one4.val();
         }
 
         // The header's length (big-endian, octets 0–1 of its word) and the words it leaves after
@@ -617,8 +669,12 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         // The first field bad (judged for the next clock): a length of 0 or over MULPDU once its
         // two octets are in, or a leading Marker whose FPDUPTR is not 0.
         self.len16.next = bit_cast::<16, 32>(self.len.val());
+        self.mbw.next = 0.into();
         for j in 0..(K / 2) {
             self.wsel.next = self.ring.q.val() >> self.c_rot_r[j].val();
+            if (self.wsel.val().get_bits::<8>(16) != 0) | ((self.wsel.val().get_bits::<8>(24) & self.c_ptr_lo.val()) != 0) {
+                self.mbw.next = self.mbw.val() | (self.c_one32.val() << j.to_bits::<8>());
+            }
             self.wl[j].next = ((bit_cast::<18, D2>(self.wsel.val()) & self.c_byte18.val()) << 8)
                 | ((bit_cast::<18, D2>(self.wsel.val()) >> 8) & self.c_byte18.val());
             self.wl16[j].next = (bit_cast::<16, D2>(self.wsel.val()) << 8) | (bit_cast::<16, D2>(self.wsel.val()) >> 8);
@@ -654,10 +710,13 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for Aligner<D, K, D2
         if !self.c_ring.val() {
             self.r_start.next = bit_cast::<16, 32>((self.len.val() + self.c_hdr_round.val()) >> 2);
         }
-        self.lead_bad.next = self.hw_q.q.val()
-            & self.c_ge[1].val()
-            & ((self.rd.val().get_bits::<8>(16) != 0)
-                | ((self.rd.val().get_bits::<8>(24) & self.c_ptr_lo.val()) != 0));
+        self.lead_bad.next = self.hw_q.q.val() & self.c_ge[1].val() & ((self.mbw.val() & self.rp.q.val()) != 0);
+        if !self.c_ring.val() {
+            self.lead_bad.next = self.hw_q.q.val()
+                & self.c_ge[1].val()
+                & ((self.rd.val().get_bits::<8>(16) != 0)
+                    | ((self.rd.val().get_bits::<8>(24) & self.c_ptr_lo.val()) != 0));
+        }
         self.hh_q.d.next = false;
         if self.at_start.val() {
             if self.hw_q.q.val() {

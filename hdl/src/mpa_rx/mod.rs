@@ -192,6 +192,17 @@ pub struct MpaRx<const D: usize, const K: usize, const D2: usize> {
     /// fields on `tkeep` (`n`) and the side channel ([`BEAT_FIELDS`]).
     mid: AxisStageSkid<D, 8, BEAT_FIELDS>,
     mid_user: Signal<Local, Bits<BEAT_FIELDS>>,
+    /// The beat's words behind the skid buffer: the aligner's group-rotated words and the
+    /// three above them (`wcat`), rotated by the word in `rp`'s group (the side channel's
+    /// one-hot `fine`; [`aligner::Aligner::b_xw`]). The accumulator form (W = 8) passes
+    /// `tdata` on (`c_ring`).
+    wcat: Signal<Local, Bits<D2>>,
+    wf: Signal<Local, Bits<D>>,
+    wfine: Signal<Local, Bits<4>>,
+    wsh: Signal<Local, Bits<D2>>,
+    c_ring: Constant<Bit>,
+    c_d16: Constant<Bits<16>>,
+    c_wsh: [Constant<Bits<16>>; 4],
     crcc: CrcCheck<D, K>,
     prep: Prep<D, K>,
     /// The prepared beats, registered: the check stage's ready (`pending`, `stopped`, the
@@ -240,8 +251,10 @@ const IN_FIELDS: usize = 8 + UP_FIELDS;
 const PREP_FIELDS: usize = 123;
 
 /// The side-channel bits of a word beat between the aligner and the CRC stage: `first`, `mk`,
-/// `mkl`, `base` and the thermometer of `n` (`n` itself rides on `tkeep`).
-pub const BEAT_FIELDS: usize = 60;
+/// `mkl`, `base`, the thermometer of `n` (`n` itself rides on `tkeep`), and the read
+/// rotation's second half, the three words above the beat and the word in `rp`'s group
+/// (constants at W = 8, whose flip-flops synthesis removes).
+pub const BEAT_FIELDS: usize = 160;
 
 impl<const D: usize, const K: usize, const D2: usize> Default for MpaRx<D, K, D2> {
     fn default() -> Self {
@@ -259,6 +272,13 @@ impl<const D: usize, const K: usize, const D2: usize> Default for MpaRx<D, K, D2
             align: Default::default(),
             mid: Default::default(),
             mid_user: Default::default(),
+            wcat: Default::default(),
+            wf: Default::default(),
+            wfine: Default::default(),
+            wsh: Default::default(),
+            c_ring: Constant::new(K >= 32),
+            c_d16: Constant::new((D as u64).into()),
+            c_wsh: std::array::from_fn(|f| Constant::new(((32 * f) as u64).into())),
             crcc: Default::default(),
             prep: Default::default(),
             pskid: Default::default(),
@@ -339,7 +359,8 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
         self.align.cfg_mulpdu.next = self.cfg.mulpdu.val();
 
         // Aligner → skid buffer → CRC stage: `n` on an 8-bit `tkeep`, `first` in bit 0 of
-        // the side channel, `mk` 1, `mkl` 9:2, `base` 41:10, `n`'s thermometer 59:42.
+        // the side channel, `mk` 1, `mkl` 9:2, `base` 41:10, `n`'s thermometer 59:42, the words
+        // above the beat 155:60, the word in `rp`'s group (one-hot) 159:156.
         self.mid.s.tdata.next = self.align.b.words.val();
         self.mid.s.tkeep.next = self.align.b.n.val();
         self.mid.s.tlast.next = self.align.b.last.val();
@@ -347,7 +368,9 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
         self.align.b.ready.next = self.mid.s.tready.val();
         self.mid_user.next = (bit_cast::<BEAT_FIELDS, 8>(self.align.b.mkl.val()) << 2)
             | (bit_cast::<BEAT_FIELDS, 32>(self.align.b.base.val()) << 10)
-            | (bit_cast::<BEAT_FIELDS, 18>(self.align.b_nt.val()) << 42);
+            | (bit_cast::<BEAT_FIELDS, 18>(self.align.b_nt.val()) << 42)
+            | (bit_cast::<BEAT_FIELDS, 96>(self.align.b_xw.val()) << 60)
+            | (bit_cast::<BEAT_FIELDS, 4>(self.align.b_fine.val()) << 156);
         if self.align.b.first.val() {
             self.mid_user.next = self.mid_user.val() | self.c_one_u.val();
         }
@@ -355,7 +378,20 @@ impl<const D: usize, const K: usize, const D2: usize> Logic for MpaRx<D, K, D2> 
             self.mid_user.next = self.mid_user.val() | (self.c_one_u.val() << 1);
         }
         self.mid.s_user.next = self.mid_user.val();
-        self.crcc.b.words.next = self.mid.m.tdata.val();
+        self.wcat.next = bit_cast::<D2, D>(self.mid.m.tdata.val())
+            | (bit_cast::<D2, 96>(self.mid.m_user.val().get_bits::<96>(60)) << self.c_d16.val());
+        self.wfine.next = self.mid.m_user.val().get_bits::<4>(156);
+        self.wf.next = 0.into();
+        for f in 0..4 {
+            self.wsh.next = self.wcat.val() >> self.c_wsh[f].val();
+            if self.wfine.val().get_bit(f) {
+                self.wf.next = self.wf.val() | bit_cast::<D, D2>(self.wsh.val());
+            }
+        }
+        if !self.c_ring.val() {
+            self.wf.next = self.mid.m.tdata.val();
+        }
+        self.crcc.b.words.next = self.wf.val();
         self.crcc.b.last.next = self.mid.m.tlast.val();
         self.crcc.b.valid.next = self.mid.m.tvalid.val();
         self.mid.m.tready.next = self.crcc.b.ready.val();
