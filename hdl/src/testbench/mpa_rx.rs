@@ -68,7 +68,7 @@ pub fn continue_mpa_rx<M: ClockedModel + ?Sized>(
     traffic: &Traffic,
 ) -> Result<MpaRxRun, BenchError> {
     // The bench stops after `drain_cycles` quiet clocks: never before a verdict can be out.
-    let traffic = &Traffic { drain_cycles: traffic.drain_cycles.max(crate::mpa_rx::LATENCY + 2), ..traffic.clone() };
+    let traffic = &Traffic { drain_cycles: traffic.drain_cycles.max(crate::mpa_rx::LATENCY + crate::mpa_rx::DRY_EXTRA + 2), ..traffic.clone() };
     let input = AxisPorts::bind(m, "s_", true)?;
     let output = AxisPorts::bind(m, "m_", false)?;
     let out = |m: &M, name: &str, width: usize| m.expect_port(name, Dir::Out, Some(width));
