@@ -33,16 +33,18 @@
 //! good, and those are the frames whose `tlast` said good (`SoftwareOffload::mpa_deframe`,
 //! [`crate::testbench::compare_with_deframer`]).
 //!
-//! Written once, in `#[hdl_gen]`, as seven stages: the input skid buffer
-//! ([`crate::axis::AxisSkid`]: `s_tready` is a register output), [`aligner::Aligner`] (the
-//! octets packed, each FPDU's words cut into beats of their own), [`crc_check::CrcCheck`] (the
+//! Written once, in `#[hdl_gen]`, as eight stages (nine from 8 word lanes): the input skid
+//! buffer ([`crate::axis::AxisSkid`]: `s_tready` is a register output), [`aligner::Aligner`]
+//! (the octets packed, each FPDU's words cut into beats of their own), a stage skid buffer
+//! (from 8 word lanes, the read rotation's second half behind it and a second stage skid
+//! buffer, `rot`, after that: [`latency`]), [`crc_check::CrcCheck`] (the
 //! CRC-32C, its data and state halves a clock apart), [`prep::Prep`] (the CRC comparison, length and Marker checks, Marker
 //! removal, the beat's ULPDU octets counted: a clock ahead of their use), a stage skid
 //! buffer (the check stage's ready ends there), [`check::Check`]
 //! (ULPDU packing, verdict) and the output skid buffer (the consumer's `m_tready` reaches no
 //! further than its registers). The prep stage, the two skid buffers behind it and the CRC
 //! stage's second clock came with issue 26's pipelining: four clocks more latency
-//! ([`LATENCY`]), the same rate. From 8 word lanes (W = 64) a beat the aligner sends short inside an FPDU, because
+//! ([`latency`]), the same rate. From 8 word lanes (W = 64) a beat the aligner sends short inside an FPDU, because
 //! the input ran dry, spends one more clock in the CRC stage (its running CRC's variable
 //! step is taken over two clocks, [`crc_check`]); at full input rate there is none.
 
