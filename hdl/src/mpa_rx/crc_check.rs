@@ -10,15 +10,18 @@
 //! beat with its uncovered lanes zeroed has the remainder `A_{4(N−m)}·L(d)` (the zeros follow
 //! the words), so with `P = U_W·L(beat masked)` the step is `R' = A_{4m}·(R ⊕ P)`: `U_W` is a
 //! constant folded into the data network, and `m` reaches the data side only as a mask. That
-//! is the form from 8 word lanes (W = 64); below (W = 8) the covered words are right-aligned
-//! instead (`N − m` zero lanes lead, which leave a zero-state remainder as it is) and the
-//! step is `A_{4m}·R ⊕ L(right-aligned)`: a 2-way select there, and the `⊕ L` behind the
-//! state network merges into its last level, where `R ⊕ P` in front of it measured 148.02
-//! against 157.08 MHz (W = 8, seeds 1–3, 47808c3). The two halves run a clock apart, as in
-//! the pipelined engine:
+//! is the form from 2 word lanes (W = 8 and 64, items 1 and 3 below). Below (W = 4, not
+//! shipped) the covered words are right-aligned instead (`N − m` zero lanes lead, which leave
+//! a zero-state remainder as it is) and the step is `A_{4m}·R ⊕ L(right-aligned)`, item 2.
+//! W = 8 ran that form until stop 89: there its loop, `p_msel` → the lane select → the state
+//! network → `crc_r` (7 levels), was the path of `top_w4`'s median seed, of `top_w8`'s seed 3
+//! and of one MPA RX seed in six; with item 3 the CRC stage is on none of MPA RX W = 8's six
+//! seeds (docs/PERFORMANCE.md, stop 89). (Its first masked form, `R ⊕ P` in lane `m − 1` of
+//! one network, measured 148.02 against 157.08 MHz at W = 8, 47808c3.) The two halves run a
+//! clock apart, as in the pipelined engine:
 //! 1. **Data.** The covered lanes masked by `n`'s thermometer (one LUT level) into one
 //!    full-width network, `U_W·L`, registered as `P` with `m` (one-hot) and the beat as it
-//!    came (right-aligned, `L`, below 8 lanes). (The covered words used to be right-aligned in front of the network, a select by
+//!    came (right-aligned, `L`, below 2 lanes). (The covered words used to be right-aligned in front of the network, a select by
 //!    `m` of every input bit: MPA RX W = 64's critical path, stops 52 and 63.)
 //! 2. **Loop.** `A_{4m}·(R ⊕ P)` is one network whose input lane `m − 1` holds `R ⊕ P` (the
 //!    others zero; `m = 0` takes `R ⊕ P` itself, `P` being 0 then): an XOR, a select and a
@@ -27,9 +30,9 @@
 //!    step → `crc_r` was the receiver's critical path at 124.6 MHz). On the last beat the
 //!    finished CRC and the CRC lane (octet 0 in bits 7:0, as the framer inserts it) are
 //!    registered with the beat, and the register restarts for the next FPDU. That is the
-//!    right-aligned form's loop (W = 8).
-//! 3. **The masked form's loop (from 8 word lanes).** There the one network of 512 inputs was
-//!    the loop (12 LUT levels, 11.9 ns of routing: W = 64's path at stop 69). Instead every
+//!    right-aligned form's loop (below 2 lanes).
+//! 3. **The masked form's loop (from 2 word lanes).** There the one network of 512 inputs was
+//!    the loop at W = 64 (12 LUT levels, 11.9 ns of routing: W = 64's path at stop 69). Instead every
 //!    `A_{4j}·(R ⊕ P)`, `j` = 0..=N, is computed side by side (sixteen 32-input trees) and
 //!    registered when the beat moves on (`cand_r`). A full beat takes lane `N` straight back
 //!    into `R`; the FPDU's last beat takes its lane `m` a clock later, from `cand_r`, as the CRC
@@ -38,7 +41,8 @@
 //!    worked out in stage 1 from the beat (`p_g`). Any other beat is short because the input
 //!    ran dry: it stays a clock longer in stage 1 while its lanes are registered, then takes
 //!    lane `m` from `cand_r` (`hold`). At full input rate there is no such beat
-//!    (`input_rate_on_4k_fpdus`, 62.8 octets a clock at W = 64 before and after).
+//!    (`input_rate_on_4k_fpdus`, 62.8 octets a clock at W = 64 before and after, 7.986 at
+//!    W = 8 in both forms).
 //!
 //! The comparison is the next stage's ([`super::prep::Prep`]): behind the network it made
 //! this stage's path 11 LUT4 levels. Latency: two clocks (one before the data stage).
@@ -139,9 +143,9 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     win: Signal<Local, Bits<D>>,
     /// One word lane's bits, shifted into place for `cov`.
     c_word_ones: Constant<Bits<D>>,
-    /// The form of the step (see the module's doc): right-aligned below 8 word lanes (`N ≤ 4`:
-    /// the select is 4-way, and `⊕ P` folds into the state network's last level), masked
-    /// from 8 (`N = 16`: the select of every input bit was the path).
+    /// The form of the step (see the module's doc): right-aligned below 2 word lanes, masked
+    /// from 2 (`N = 16`: the select of every input bit was the path; `N = 2`: the lane select
+    /// in the loop was the top's, stop 89).
     c_aligned: Constant<Bit>,
     /// `D`, the shift that leaves nothing of a beat (right-aligned form).
     c_d16: Constant<Bits<16>>,
@@ -149,7 +153,7 @@ pub struct CrcCheck<const D: usize, const K: usize> {
     sum: Signal<Local, Bits<32>>,
     placed: Signal<Local, Bits<D>>,
     nxt: Signal<Local, Bits<32>>,
-    /// The masked form's loop over one or two clocks (from 8 word lanes; see the module's
+    /// The masked form's loop over one or two clocks (from 2 word lanes; see the module's
     /// doc, item 3). `cand` lane `j` (of 17) is `A_{4j}·(R ⊕ P)`, lane 0 `R ⊕ P` itself:
     /// `cand_net[j − 1]` computes lane `j`, lane `N` is the full beat's step.
     cand_net: [GfMatrix<32, 32>; 16],
@@ -286,7 +290,7 @@ impl<const D: usize, const K: usize> Default for CrcCheck<D, K> {
         let state_cols: Vec<u64> = (0..K / 4).flat_map(|j| p.advance_by(4 * (j + 1))).collect();
         // The data network: `U_W·L` (`W = K` octets), see the module's doc.
         let unshift = p.unshift_by(K);
-        let aligned = K < 32;
+        let aligned = K < 8; // below 2 word lanes (see `c_aligned`)
         // A first beat's state from its first 4 or 8 octets (the same register order).
         let init_after = |octets: usize| crate::crc::matrix::apply(&p.advance_by(octets), p.net.init_r);
         let first_cols = |octets: usize| CrcNetwork::new(p.net.params, octets).columns;
@@ -583,7 +587,7 @@ impl<const D: usize, const K: usize> Logic for CrcCheck<D, K> {
             self.nxt.next = self.crc_r.q.val() ^ self.p_ld.q.val();
         }
         self.finish.x.next = self.nxt.val();
-        // The masked form's loop (from 8 word lanes): every `A_{4j}·(R ⊕ P)` side by side, of
+        // The masked form's loop (from 2 word lanes): every `A_{4j}·(R ⊕ P)` side by side, of
         // which a full beat takes lane `N` straight back into `crc_r` (one 32-input tree), and
         // a short or last beat its lane `m` a clock later, from `cand_r` (a select). The old
         // loop placed `R ⊕ P` in lane `m − 1` of one 512-input network: 12 LUT levels with

@@ -44,9 +44,10 @@
 //! (ULPDU packing, verdict) and the output skid buffer (the consumer's `m_tready` reaches no
 //! further than its registers). The prep stage, the two skid buffers behind it and the CRC
 //! stage's second clock came with issue 26's pipelining: four clocks more latency
-//! ([`latency`]), the same rate. From 8 word lanes (W = 64) a beat the aligner sends short inside an FPDU, because
-//! the input ran dry, spends one more clock in the CRC stage (its running CRC's variable
-//! step is taken over two clocks, [`crc_check`]); at full input rate there is none.
+//! ([`latency`]), the same rate. From 2 word lanes (W = 8 since stop 89, and 64) a beat the
+//! aligner sends short inside an FPDU, because the input ran dry, spends one more clock in the
+//! CRC stage (its running CRC's variable step is taken over two clocks, [`crc_check`]); at
+//! full input rate there is none.
 
 /// Clocks from the acceptance of a one-beat FPDU to its frame's `tlast` beat at `m`, with the
 /// verdict, when nothing stalls (`tests::latency_is_the_documented_one`), at `k` octets per
@@ -64,8 +65,8 @@ pub const fn latency(k: usize) -> u64 {
 pub const LATENCY: u64 = latency(64);
 
 /// How many clocks more than [`latency`] a frame's `tlast` may come after the last input beat
-/// when the input ran dry inside the FPDU: from 8 word lanes every short beat in flight between
-/// the aligner and the CRC stage (`mid`'s and `rot`'s two entries each) spends a clock held
+/// when the input ran dry inside the FPDU: every short beat in flight between the aligner and
+/// the CRC stage (`mid`'s two entries, and from 8 word lanes `rot`'s two) spends a clock held
 /// in the CRC stage. Measured at most 4 on RFC 5044's figures cut into 1- to 13-octet
 /// segments (`tests::a_dry_input_delays_the_verdict_within_the_bound`; 2 before `rot`).
 /// What the testbench waits for the pipeline to drain.
